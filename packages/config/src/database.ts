@@ -1,0 +1,213 @@
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Migration,
+  type QueryResult,
+} from 'kysely';
+import pg from 'pg';
+
+/** Where a service keeps its index: a Postgres server URL, or an embedded PGlite folder. */
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string }
+  /** `dataDir` undefined: in memory (tests). */
+  | { kind: 'pglite'; dataDir?: string };
+
+/** An open database: the Kysely instance plus the raw client, for LISTEN/NOTIFY and the like. */
+export interface DatabaseHandle<DB> {
+  db: Kysely<DB>;
+  schema: string;
+  target: DatabaseTarget;
+  /** Set for `postgres` targets. */
+  pool?: pg.Pool;
+  /** Set for `pglite` targets. */
+  pglite?: PGlite;
+  /** True when the database answers a trivial query. */
+  ping: () => Promise<boolean>;
+  close: () => Promise<void>;
+}
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+/** Per-pool parsers (never the global pg.types): int8/numeric as numbers, the rest as pg does. */
+const numericTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return Number;
+    const parse: unknown = pg.types.getTypeParser(oid, format ?? 'text');
+    return parse;
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** `postgres://…` / `postgresql://…` means a server; anything else is a PGlite folder. */
+export function databaseTarget(value: string | undefined, fallbackDir: string): DatabaseTarget {
+  if (value && /^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  return { kind: 'pglite', dataDir: value ?? fallbackDir };
+}
+
+/**
+ * One PGlite instance is one session, so the driver hands out a single connection at a
+ * time: a transaction's statements can never interleave with another request's.
+ */
+class PGliteDriver implements Driver {
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly client: PGlite) {}
+
+  async init(): Promise<void> {
+    await this.client.waitReady;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release!: () => void;
+    const previous = this.#queue;
+    this.#queue = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return new PGliteConnection(this.client, release);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as PGliteConnection).release();
+    return Promise.resolve();
+  }
+
+  async destroy(): Promise<void> {
+    if (!this.client.closed) await this.client.close();
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(
+    private readonly client: PGlite,
+    readonly release: () => void,
+  ) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.client.query<R>(compiled.sql, compiled.parameters as unknown[]);
+    return {
+      rows: result.rows,
+      numAffectedRows: result.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
+    };
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported on the embedded database');
+  }
+}
+
+function pgliteDialect(client: PGlite): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PGliteDriver(client),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+/**
+ * Opens the service's database and confines it to `schema` (created when absent) through
+ * the search path, so unqualified names in queries and migrations land in the service's
+ * own schema. int8 and numeric come back as JS numbers: they hold epoch ms, counts and
+ * sequence numbers, all far below 2^53.
+ */
+export async function openDatabase<DB>(
+  target: DatabaseTarget,
+  schema: string,
+): Promise<DatabaseHandle<DB>> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  if (target.kind === 'postgres') {
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: 10,
+      options: `-c search_path=${schema}`,
+      types: numericTypes,
+    });
+    // An idle client that loses its server must not crash the process; the next query reports it.
+    pool.on('error', () => undefined);
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    } catch (err) {
+      await db.destroy();
+      throw err;
+    }
+    return {
+      db,
+      schema,
+      target,
+      pool,
+      ping: () => ping(db),
+      close: () => db.destroy(),
+    };
+  }
+
+  if (target.dataDir) fs.mkdirSync(target.dataDir, { recursive: true });
+  const pglite = await PGlite.create(target.dataDir ? target.dataDir : undefined, {
+    parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
+  });
+  await pglite.exec(`create schema if not exists ${schema}; set search_path to ${schema};`);
+  const db = new Kysely<DB>({ dialect: pgliteDialect(pglite) });
+  return {
+    db,
+    schema,
+    target,
+    pglite,
+    ping: () => ping(db),
+    close: () => db.destroy(),
+  };
+}
+
+async function ping<DB>(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Applies every pending migration, in name order, with the bookkeeping tables inside the
+ * service's schema. Throws with the failing migration's name.
+ */
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableSchema: schema,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) {
+    const reason = error instanceof Error ? error.message : JSON.stringify(error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,8 @@
+export {
+  ConfigError,
+  configSource,
+  listenAddress,
+  loadConfig,
+  splitListen,
+} from './load-config.js';
+export type { LoadConfigOptions } from './load-config.js';

@@ -1,0 +1,8 @@
+export { AppError, errors, fromDatabaseError, isUniqueViolation } from './errors.js';
+export { assetStoreError, handleRelayError, success } from './envelopes.js';
+export type { ErrorRenderer } from './envelopes.js';
+export { errorHandler, methodNotAllowed, notFound, sendError } from './middleware.js';
+export { createLogger, createMetrics, requestLogging } from './observability.js';
+export type { Metrics } from './observability.js';
+export { serve } from './serve.js';
+export type { ServeOptions, Served } from './serve.js';

@@ -1,0 +1,67 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { ErrorRenderer } from './envelopes.js';
+import { AppError, errors, fromDatabaseError } from './errors.js';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/** Maps what Express and its parsers throw onto the shared catalogue. */
+function toAppError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  const e = err as BodyParserError | null;
+  if (e && typeof e === 'object') {
+    if (e.type === 'entity.parse.failed') return errors.badRequest('malformed JSON body');
+    if (e.type === 'entity.too.large') return errors.payloadTooLarge('request body too large');
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+      return new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
+    }
+    if (e.type === 'request.aborted') return errors.badRequest('request aborted');
+    const status = e.status ?? e.statusCode;
+    if (e.expose && typeof status === 'number' && status >= 400 && status < 500) {
+      return new AppError(status, 'bad_request', (err as Error).message);
+    }
+  }
+  return fromDatabaseError(err);
+}
+
+/** Sends an AppError in the service's envelope with its extra headers. */
+export function sendError(res: Response, err: AppError, render: ErrorRenderer): void {
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.status(err.status).json(render(err));
+}
+
+/**
+ * The single error middleware: known errors in the service's envelope; anything else is
+ * logged once with its stack and answered as a bare 500 (no stack, no SQL).
+ */
+export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next) => {
+    let appError = toAppError(err);
+    if (!appError) {
+      (req.log ?? logger).error({ err }, 'unhandled error');
+      appError = errors.internal();
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendError(res, appError, render);
+  };
+}
+
+/** Last in the chain: anything unmatched is a 404 in the envelope. */
+export const notFound: RequestHandler = () => {
+  throw errors.notFound('no such route');
+};
+
+/** Attach with `router.route(path)....all(methodNotAllowed([...]))`. */
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  return () => {
+    throw errors.methodNotAllowed(allowed);
+  };
+}

@@ -1,0 +1,24 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** One row per stored asset: every record field plus where the file is. */
+export interface AssetTable {
+  hash: string;
+  timestamp: number;
+  mime_type: string;
+  application: string | null;
+  user: string | null;
+  tags: string[];
+  description: string | null;
+  human_filename: string | null;
+  human_path: string | null;
+  is_trashed: Generated<boolean>;
+  is_corrupted: Generated<boolean>;
+  /** Path of the file relative to `storage_root`, with `/` separators. */
+  path: string;
+  size: number;
+  indexed_at: Generated<Date>;
+}
+
+export type AssetRow = Selectable<AssetTable>;
+export type NewAssetRow = Insertable<AssetTable>;
+export type AssetRowUpdate = Updateable<AssetTable>;

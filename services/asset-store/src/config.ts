@@ -1,0 +1,37 @@
+import path from 'node:path';
+import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { z } from 'zod';
+
+/** Every asset-store setting with its default (contract, "Configuration defaults"). */
+export const configSchema = z.object({
+  storage_root: z.string().min(1).default('./data/assets'),
+  admin_token: z.string().min(1).optional(),
+  enable_thumbnail_cache: z.boolean().default(true),
+  rebuild_error_threshold: z.number().int().min(0).default(10),
+  verify_interval_hours: z.number().min(0).default(24),
+  listen: listenAddress.default('127.0.0.1:8080'),
+  database_url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')
+    .optional(),
+  max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
+  max_json_bytes: z.number().int().min(1).default(16_777_216),
+  log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** The validated, frozen asset-store configuration. */
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
+
+/** Reads the configuration from the command line, `config.yaml` and `ASSET_STORE_*`. */
+export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
+  return loadConfig(configSchema, {
+    file,
+    env,
+    argv,
+    prefix: 'ASSET_STORE',
+    pathKeys: ['storage_root'],
+  });
+}

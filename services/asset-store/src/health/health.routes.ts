@@ -1,0 +1,12 @@
+import { errors, success } from '@svc/envelope';
+import { Router } from 'express';
+
+/** `GET /healthz`: 200 once the index answers, 503 while it does not. */
+export function healthRoutes(deps: { ping: () => Promise<boolean>; version: string }): Router {
+  const router = Router();
+  router.get('/healthz', async (_req, res) => {
+    if (!(await deps.ping())) throw errors.unavailable('database unreachable');
+    res.json(success({ status: 'ok', version: deps.version }));
+  });
+  return router;
+}

@@ -1,0 +1,41 @@
+import fs from 'node:fs';
+import { ConfigError, splitListen } from '@svc/config';
+import { createLogger, serve } from '@svc/envelope';
+import { createApp } from './app.js';
+import { readConfig, type Config } from './config.js';
+import { openIndex, targetFor } from './db/database.js';
+import { readVersion } from './version.js';
+
+function configOrExit(): Config {
+  try {
+    return readConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`asset-store: ${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** Composition root: config → storage → index → migrate → app → listen → shutdown. */
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger('asset-store', config.log_level);
+  fs.mkdirSync(config.storage_root, { recursive: true });
+  const index = await openIndex(targetFor(config.database_url, config.storage_root));
+  const app = createApp({
+    config,
+    db: index.db,
+    ping: index.ping,
+    logger,
+    version: readVersion(),
+  });
+  const { host, port } = splitListen(config.listen);
+  await serve({ app, host, port, logger, onClose: () => index.close() });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `asset-store: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { DatabaseHandle } from '@svc/config/database';
+import { createTestDatabase } from '@svc/config/testing';
+import { createLogger } from '@svc/envelope';
+import type { Express } from 'express';
+import { createApp } from '../src/app.js';
+import { configSchema, type Config } from '../src/config.js';
+import { openIndex, type Database } from '../src/db/database.js';
+
+/** One test file's world: its own database, storage folder and app. */
+export interface TestApp {
+  app: Express;
+  config: Config;
+  index: DatabaseHandle<Database>;
+  storageRoot: string;
+  close(): Promise<void>;
+}
+
+/** Builds an app on a fresh database and an empty temporary storage root. */
+export async function createTestApp(
+  label: string,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+): Promise<TestApp> {
+  const storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
+  const config = Object.freeze(
+    configSchema.parse({ storage_root: storageRoot, log_level: 'silent', ...overrides }),
+  );
+  const testDb = await createTestDatabase(`asset_${label}`);
+  const index = await openIndex(testDb.target);
+  const app = createApp({
+    config,
+    db: index.db,
+    ping: index.ping,
+    logger: createLogger('asset-store-test', 'silent'),
+    version: '0.1.0',
+  });
+  return {
+    app,
+    config,
+    index,
+    storageRoot,
+    close: async () => {
+      await index.close();
+      await testDb.drop();
+      fs.rmSync(storageRoot, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import {
+  createMetrics,
+  errorHandler,
+  handleRelayError,
+  notFound,
+  requestLogging,
+} from '@svc/envelope';
+import express, { type Express } from 'express';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { healthRoutes } from './health/health.routes.js';
+
+/** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
+export interface AppDeps {
+  config: Config;
+  db: Kysely<Database>;
+  logger: Logger;
+  version: string;
+}
+
+/** Builds the handle-relay HTTP app; nothing is wired at import time. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  const metrics = createMetrics('handle_relay');
+  app.use(requestLogging(deps.logger));
+  app.use(metrics.middleware);
+  app.get('/metrics', metrics.handler);
+  app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
+  app.use(notFound);
+  app.use(errorHandler(handleRelayError, deps.logger));
+  return app;
+}

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { z } from 'zod';
+
+/** Every handle-relay setting with its default (contract, "Settings defaults"). */
+export const configSchema = z.object({
+  bind: listenAddress.default('127.0.0.1:8081'),
+  db: z.string().min(1).default('./data/handle-relay'),
+  server: z
+    .string()
+    .regex(/^[A-Za-z0-9.-]+(:\d+)?$/, 'expected a host name')
+    .default('localhost'),
+  sig_server_url: z.url({ protocol: /^https?$/ }).default('http://localhost:8090'),
+  web_dir: z.string().min(1).optional(),
+  spec_base: z.url({ protocol: /^https?$/ }).default('https://handle-relay.org/spec'),
+  message_retention_days: z.number().min(0).default(30),
+  vapid_key_path: z.string().min(1).default('./data/vapid.json'),
+  vapid_subject: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)/, 'expected a mailto: or https:// URL')
+    .optional(),
+  push_allow_private_endpoints: z.boolean().default(false),
+  rate_limit_per_minute: z.number().int().min(0).default(600),
+  log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** The validated, frozen handle-relay configuration. */
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
+
+/** Reads the configuration from the command line, `config.yaml` and `HANDLE_RELAY_*`. */
+export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
+  return loadConfig(configSchema, {
+    file,
+    env,
+    argv,
+    prefix: 'HANDLE_RELAY',
+    pathKeys: ['db', 'web_dir', 'vapid_key_path'],
+  });
+}

@@ -1,0 +1,34 @@
+import {
+  databaseTarget,
+  migrateToLatest,
+  openDatabase,
+  type DatabaseHandle,
+} from '@svc/config/database';
+import type { DatabaseTarget } from '@svc/config/database';
+import type { HandleTable } from '../handles/handle.table.js';
+import { migrations } from './migrations/index.js';
+
+/** The handle-relay schema as Kysely sees it. */
+export interface Database {
+  handle: HandleTable;
+}
+
+/** The one Postgres schema this service owns. */
+export const SCHEMA = 'handle_relay';
+
+/** `db` is a `postgres://` URL or the folder of the embedded database. */
+export function targetFor(db: string): DatabaseTarget {
+  return databaseTarget(db, db);
+}
+
+/** Opens the database and brings its schema to the latest migration. */
+export async function openStore(target: DatabaseTarget): Promise<DatabaseHandle<Database>> {
+  const handle = await openDatabase<Database>(target, SCHEMA);
+  try {
+    await migrateToLatest(handle.db, SCHEMA, migrations);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
+}

@@ -1,0 +1,33 @@
+import { ConfigError, splitListen } from '@svc/config';
+import { createLogger, serve } from '@svc/envelope';
+import { createApp } from './app.js';
+import { readConfig, type Config } from './config.js';
+import { openStore, targetFor } from './db/database.js';
+import { readVersion } from './version.js';
+
+function configOrExit(): Config {
+  try {
+    return readConfig(process.argv.slice(2), process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`handle-relay: ${err.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** Composition root: config → database → migrate → app → listen → shutdown. */
+async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger('handle-relay', config.log_level);
+  const store = await openStore(targetFor(config.db));
+  const app = createApp({ config, db: store.db, logger, version: readVersion() });
+  const { host, port } = splitListen(config.bind);
+  await serve({ app, host, port, logger, onClose: () => store.close() });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `handle-relay: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+  );
+  process.exit(1);
+});

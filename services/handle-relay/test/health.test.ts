@@ -1,0 +1,35 @@
+import { sql } from 'kysely';
+import request from 'supertest';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('health');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('health and the shared HTTP edge', () => {
+  it('answers GET /v1/healthz with status, server and version', async () => {
+    const res = await request(t.app).get('/v1/healthz').expect(200);
+    expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
+  });
+
+  it('answers an unknown /v1 route with a JSON not_found envelope', async () => {
+    const res = await request(t.app).get('/v1/nothing-here').expect(404);
+    expect(res.body).toEqual({ error: { code: 'not_found', message: 'no such route' } });
+  });
+
+  it('echoes a given X-Request-Id', async () => {
+    const res = await request(t.app).get('/v1/healthz').set('X-Request-Id', 'req-42');
+    expect(res.headers['x-request-id']).toBe('req-42');
+  });
+
+  it('migrated the store into the handle_relay schema', async () => {
+    const { rows } = await sql<{ table_schema: string }>`
+      select table_schema from information_schema.tables where table_name = 'handle'
+    `.execute(t.store.db);
+    expect(rows).toEqual([{ table_schema: 'handle_relay' }]);
+  });
+});
