@@ -18,6 +18,8 @@ export interface AppDeps {
   db: Kysely<Database>;
   logger: Logger;
   version: string;
+  /** Server clock in epoch milliseconds; injected so tests can move time. */
+  now: () => number;
 }
 
 /** Builds the handle-relay HTTP app; nothing is wired at import time. */

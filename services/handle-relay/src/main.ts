@@ -20,7 +20,13 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger('handle-relay', config.log_level);
   const store = await openStore(targetFor(config.db));
-  const app = createApp({ config, db: store.db, logger, version: readVersion() });
+  const app = createApp({
+    config,
+    db: store.db,
+    logger,
+    version: readVersion(),
+    now: Date.now,
+  });
   const { host, port } = splitListen(config.bind);
   await serve({ app, host, port, logger, onClose: () => store.close() });
 }

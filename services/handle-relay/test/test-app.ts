@@ -15,6 +15,8 @@ export interface TestApp {
   config: Config;
   store: DatabaseHandle<Database>;
   dataDir: string;
+  /** Moves the app's clock: `clock.offsetMs` is added to the real time. */
+  clock: { offsetMs: number };
   close(): Promise<void>;
 }
 
@@ -34,17 +36,20 @@ export async function createTestApp(
   );
   const testDb = await createTestDatabase(`relay_${label}`);
   const store = await openStore(testDb.target);
+  const clock = { offsetMs: 0 };
   const app = createApp({
     config,
     db: store.db,
     logger: createLogger('handle-relay-test', 'silent'),
     version: '0.1.0',
+    now: () => Date.now() + clock.offsetMs,
   });
   return {
     app,
     config,
     store,
     dataDir,
+    clock,
     close: async () => {
       await store.close();
       await testDb.drop();

@@ -8,5 +8,11 @@ export interface HandleTable {
   proofs: string[];
 }
 
+/** A handle row as read. */
 export type HandleRow = Selectable<HandleTable>;
+/** A handle row as inserted. */
 export type NewHandleRow = Insertable<HandleTable>;
+
+/** Constraint names, so a unique violation maps to the right 409 message. */
+export const HANDLE_PKEY = 'handle_pkey';
+export const HANDLE_PRIMARY_UNIQUE = 'handle_primary_key_unique';

@@ -1,0 +1,57 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+
+// DER SubjectPublicKeyInfo header for an Ed25519 key; the raw 32 bytes follow it.
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const HEX_KEY = /^[0-9a-f]{64}$/;
+const HEX_SIG = /^[0-9a-fA-F]{128}$/;
+
+/** Most public keys kept as parsed KeyObjects; parsing costs more than a verify. */
+export const KEY_CACHE_LIMIT = 10_000;
+
+const cache = new Map<string, KeyObject | null>();
+
+/**
+ * The cached public KeyObject for a lowercase hex key, or `null` when the bytes are not a
+ * usable Ed25519 key. Least recently used entries leave first when the cache is full.
+ */
+export function publicKeyFromHex(keyHex: string): KeyObject | null {
+  const hit = cache.get(keyHex);
+  if (hit !== undefined) {
+    cache.delete(keyHex);
+    cache.set(keyHex, hit);
+    return hit;
+  }
+  let key: KeyObject | null = null;
+  if (HEX_KEY.test(keyHex)) {
+    try {
+      key = createPublicKey({
+        key: Buffer.concat([SPKI_PREFIX, Buffer.from(keyHex, 'hex')]),
+        format: 'der',
+        type: 'spki',
+      });
+    } catch {
+      key = null;
+    }
+  }
+  if (cache.size >= KEY_CACHE_LIMIT) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(keyHex, key);
+  return key;
+}
+
+/**
+ * Verifies a hex Ed25519 signature over `message` with a lowercase hex public key.
+ * Anything malformed (key or signature) is simply "does not verify".
+ */
+export function verifyEd25519(keyHex: string, message: Uint8Array, sigHex: string): boolean {
+  if (!HEX_SIG.test(sigHex)) return false;
+  const key = publicKeyFromHex(keyHex);
+  if (!key) return false;
+  try {
+    return verify(null, message, key, Buffer.from(sigHex, 'hex'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,101 @@
+import type { KeyPair } from './keys.js';
+import { authLines, signRegistration, signedAuthValue, unixNow } from './signing.js';
+
+/** A handle record as the relay returns it. */
+export interface HandleRecord {
+  handle: string;
+  fqhn: string;
+  primary: string;
+  sigchain_url: string;
+  registered_at: string;
+  proofs: string[];
+}
+
+/** A non-2xx answer from the relay, with its envelope's code and message. */
+export class RelayClientError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RelayClientError';
+  }
+}
+
+/** Options of a relay client; `fetch` is injectable for tests and odd runtimes. */
+export interface RelayClientOptions {
+  baseUrl: string;
+  fetch?: typeof fetch;
+}
+
+/** A small fetch-based client of the identity endpoints (runs in Node and browsers). */
+export class RelayClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: RelayClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /** `GET /v1/healthz`. */
+  health(): Promise<{ status: string; server: string; version: string }> {
+    return this.json('GET', '/v1/healthz');
+  }
+
+  /** Claims `handle` on `server` for the key pair (signed registration). */
+  register(server: string, handle: string, keys: KeyPair): Promise<HandleRecord> {
+    const body = signRegistration({ server, handle, secretKey: keys.secretKey });
+    return this.json('POST', '/v1/register', { body });
+  }
+
+  /** `GET /v1/u/{handle}`. */
+  lookup(handle: string): Promise<HandleRecord> {
+    return this.json('GET', `/v1/u/${encodeURIComponent(handle)}`);
+  }
+
+  /** `GET /v1/by-primary/{primary}`. */
+  byPrimary(primary: string): Promise<HandleRecord> {
+    return this.json('GET', `/v1/by-primary/${encodeURIComponent(primary)}`);
+  }
+
+  /** Replaces the published proofs of `handle` (signed with `X-ID-Auth`). */
+  async setProofs(handle: string, proofs: readonly string[], keys: KeyPair): Promise<void> {
+    const auth = signedAuthValue(keys.secretKey, authLines.setProofs(handle), unixNow());
+    await this.json('PUT', `/v1/profile/${encodeURIComponent(handle)}/proofs`, {
+      body: { proofs },
+      headers: { 'X-ID-Auth': auth },
+    });
+  }
+
+  /** `GET /.well-known/webfinger?resource=acct:<handle>@<server>`. */
+  webfinger(resource: string): Promise<unknown> {
+    return this.json('GET', `/.well-known/webfinger?resource=${encodeURIComponent(resource)}`);
+  }
+
+  private async json<T>(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const text = await res.text();
+    const parsed: unknown = text ? JSON.parse(text) : undefined;
+    if (!res.ok) {
+      const err = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
+      throw new RelayClientError(
+        res.status,
+        err?.code ?? 'unknown',
+        err?.message ?? `HTTP ${res.status}`,
+      );
+    }
+    return parsed as T;
+  }
+}

@@ -1,0 +1,15 @@
+// The browser-safe client: tweetnacl and fetch only. Node-only key files live in key-file.ts.
+export { fromHex, toHex, utf8 } from './hex.js';
+export { RelayClient, RelayClientError } from './http-client.js';
+export type { HandleRecord, RelayClientOptions } from './http-client.js';
+export { generateKeyPair, keyPairFromSecret, keyPairFromSeed, primaryOf } from './keys.js';
+export type { KeyPair } from './keys.js';
+export {
+  REGISTRATION_ALG,
+  authLines,
+  signJcs,
+  signRegistration,
+  signedAuthValue,
+  unixNow,
+} from './signing.js';
+export type { RegistrationEnvelope, RegistrationInput } from './signing.js';

@@ -1,0 +1,120 @@
+import { relayErrors } from '../errors.js';
+
+/** Shortest and longest allowed handle (contract: 3–32 characters). */
+export const HANDLE_MIN_LENGTH = 3;
+export const HANDLE_MAX_LENGTH = 32;
+
+/** Names nobody may claim (contract, "Handle rules"). */
+export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
+  'admin',
+  'administrator',
+  'root',
+  'system',
+  'support',
+  'help',
+  'abuse',
+  'postmaster',
+  'hostmaster',
+  'webmaster',
+  'security',
+  'noreply',
+  'no-reply',
+  'api',
+  'www',
+  'mail',
+  'info',
+  'server',
+  'relay',
+  'official',
+  'staff',
+  'moderator',
+  'mod',
+  'null',
+  'undefined',
+  'me',
+  'self',
+  'everyone',
+  'all',
+]);
+
+const ALLOWED_CHARS = /^[a-z0-9_-]*$/;
+const FIRST_CHAR = /^[a-z0-9]/;
+
+/**
+ * Why `handle` (already in the form it will be stored) breaks the handle rules, or
+ * `undefined` when it is fine. Checked in a fixed order so messages are predictable.
+ */
+export function handleProblem(handle: string): string | undefined {
+  if (handle.length < HANDLE_MIN_LENGTH || handle.length > HANDLE_MAX_LENGTH) {
+    return `handle must be ${HANDLE_MIN_LENGTH}-${HANDLE_MAX_LENGTH} characters`;
+  }
+  if (!ALLOWED_CHARS.test(handle)) {
+    return 'handle may contain only lowercase letters a-z, digits 0-9, _ and -';
+  }
+  if (!FIRST_CHAR.test(handle)) return 'handle must start with a letter or digit';
+  if (RESERVED_HANDLES.has(handle)) return `handle ${handle} is reserved`;
+  return undefined;
+}
+
+/** True when `handle` is a claimable handle in its stored (lowercase) form. */
+export function isValidHandle(handle: string): boolean {
+  return handleProblem(handle) === undefined;
+}
+
+/** Lookups, WebFinger and paths fold case; registration requires the folded form already. */
+export function foldHandle(handle: string): string {
+  return handle.toLowerCase();
+}
+
+/**
+ * A handle from a path of a route with an order of checks: folded, then validated.
+ * Throws 400 for a malformed or reserved handle.
+ */
+export function requireValidHandle(raw: string): string {
+  const handle = foldHandle(raw);
+  const problem = handleProblem(handle);
+  if (problem) throw relayErrors.invalidHandle(problem);
+  return handle;
+}
+
+/** A fully qualified handle `<handle>@<server>` split at its last `@`. */
+export interface QualifiedHandle {
+  handle: string;
+  server: string;
+}
+
+/** Splits `<handle>@<server>`; `undefined` when there is no `@` or a side is empty. */
+export function parseQualifiedHandle(value: string): QualifiedHandle | undefined {
+  const at = value.lastIndexOf('@');
+  if (at <= 0 || at === value.length - 1) return undefined;
+  return { handle: value.slice(0, at), server: value.slice(at + 1) };
+}
+
+/** Server names compare case-insensitively (DNS names). */
+export function sameServer(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** `<handle>@<server>`. */
+export function fqhn(handle: string, server: string): string {
+  return `${handle}@${server}`;
+}
+
+/** An owner identity `ed25519:<hex>`; the key is kept as lowercase hex. */
+export interface Primary {
+  scheme: 'ed25519';
+  keyHex: string;
+}
+
+const PRIMARY = /^ed25519:([0-9a-fA-F]{64})$/;
+
+/** Parses `ed25519:<64 hex>` (either case); `undefined` for anything else. */
+export function parsePrimary(value: string): Primary | undefined {
+  const m = PRIMARY.exec(value);
+  return m?.[1] ? { scheme: 'ed25519', keyHex: m[1].toLowerCase() } : undefined;
+}
+
+/** The stored spelling of a primary: `ed25519:<lowercase hex>`. */
+export function formatPrimary(p: Primary): string {
+  return `${p.scheme}:${p.keyHex}`;
+}
