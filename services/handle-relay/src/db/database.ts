@@ -6,11 +6,15 @@ import {
 } from '@svc/config/database';
 import type { DatabaseTarget } from '@svc/config/database';
 import type { HandleTable } from '../handles/handle.table.js';
+import type { MessageTable } from '../messages/message.table.js';
+import type { PushSubscriptionTable } from '../push/push-subscription.table.js';
 import { migrations } from './migrations/index.js';
 
 /** The handle-relay schema as Kysely sees it. */
 export interface Database {
   handle: HandleTable;
+  message: MessageTable;
+  push_subscription: PushSubscriptionTable;
 }
 
 /** The one Postgres schema this service owns. */
