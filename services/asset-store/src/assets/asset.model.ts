@@ -1,0 +1,45 @@
+import type { AssetRow } from './asset.table.js';
+
+/**
+ * The spec's asset metadata record: optional fields absent when unknown (never `null` or
+ * an empty string), `tags` always an array.
+ */
+export interface AssetRecord {
+  hash: string;
+  mime_type: string;
+  application?: string;
+  user?: string;
+  tags: string[];
+  description?: string;
+  human_filename?: string;
+  human_path?: string;
+  timestamp: number;
+  is_trashed: boolean;
+  is_corrupted: boolean;
+}
+
+/** The optional text fields of a record, in the order they are shown. */
+export const OPTIONAL_FIELDS = [
+  'application',
+  'user',
+  'description',
+  'human_filename',
+  'human_path',
+] as const;
+
+/** The one mapper from an index row to the record the API shows. */
+export function toAssetRecord(row: AssetRow): AssetRecord {
+  const record: AssetRecord = {
+    hash: row.hash,
+    mime_type: row.mime_type,
+    tags: [...row.tags],
+    timestamp: Number(row.timestamp),
+    is_trashed: row.is_trashed,
+    is_corrupted: row.is_corrupted,
+  };
+  for (const key of OPTIONAL_FIELDS) {
+    const value = row[key];
+    if (value !== null && value !== '') record[key] = value;
+  }
+  return record;
+}

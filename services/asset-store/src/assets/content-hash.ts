@@ -1,0 +1,28 @@
+import { createHash, type Hash } from 'node:crypto';
+import fs from 'node:fs';
+
+/** A SHA-256 already fed the 8-byte big-endian timestamp; feed it the content next. */
+export function createAssetHash(timestamp: number): Hash {
+  const prefix = Buffer.alloc(8);
+  prefix.writeBigUInt64BE(BigInt(timestamp));
+  return createHash('sha256').update(prefix);
+}
+
+/** Streams a file through the asset hash; lowercase hex. */
+export async function hashFile(file: string, timestamp: number): Promise<string> {
+  const hash = createAssetHash(timestamp);
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}
+
+/** Hash of an in-memory content, for small values and tests. */
+export function hashBuffer(content: Buffer | string, timestamp: number): string {
+  return createAssetHash(timestamp).update(content).digest('hex');
+}
+
+/** True for 64 hexadecimal characters in either case. */
+export function isAssetHash(value: string): boolean {
+  return /^[0-9a-fA-F]{64}$/.test(value);
+}

@@ -1,0 +1,45 @@
+import { AppError, errors } from '@svc/envelope';
+
+/**
+ * The asset-store's one error catalogue. Every domain failure is built here, so a code or a
+ * message text is defined once; the envelope renderer turns them into `{status, error}`.
+ */
+export const assetErrors = {
+  /** A 400 naming what was wrong with the input. */
+  badRequest: (message: string) => errors.badRequest(message),
+  /** A query or form parameter that is not acceptable, named in the message. */
+  badParameter: (name: string, expected: string) =>
+    errors.badRequest(`invalid ${name}: expected ${expected}`),
+  /** `{hash}` in a path that is not 64 hexadecimal characters. */
+  badHash: () => errors.badRequest('invalid hash: expected 64 hexadecimal characters'),
+  /** A container id other than `0`. */
+  containerNotFound: () => errors.notFound('container not found'),
+  /** No asset has this hash. */
+  notFound: () => errors.notFound('asset not found'),
+  /** The stored content no longer matches the hash (verifier flag or failed check). */
+  corrupted: () =>
+    new AppError(500, 'corrupted', 'asset is corrupted: content does not match its hash'),
+  /** The asset's file is gone from the storage root. */
+  missingFile: () => new AppError(500, 'corrupted', 'asset is corrupted: its file is missing'),
+  /** File ingest without a `file` part. */
+  missingFile400: () => errors.badRequest('missing file: exactly one "file" part is required'),
+  /** File ingest with more than one `file` part. */
+  tooManyFiles: () => errors.badRequest('too many files: exactly one "file" part is required'),
+  /** A multipart part that is neither `file` nor a known field. */
+  unexpectedPart: (name: string) => errors.badRequest(`unexpected multipart part "${name}"`),
+  /** The `file` part is larger than `max_upload_bytes`. */
+  uploadTooLarge: (limit: number) =>
+    errors.payloadTooLarge(`file too large: the limit is ${limit} bytes`),
+  /** The data-ingest JSON body is larger than `max_json_bytes`. */
+  jsonTooLarge: (limit: number) =>
+    errors.payloadTooLarge(`request body too large: the limit is ${limit} bytes`),
+  /** The request body is not what the endpoint accepts (e.g. not multipart). */
+  unsupportedBody: (expected: string) =>
+    new AppError(415, 'unsupported_media_type', `unsupported content type: expected ${expected}`),
+  /** The client went away or sent a broken body before the upload completed. */
+  aborted: () => errors.badRequest('upload aborted before it completed'),
+  /** Admin endpoints: no or wrong bearer token. */
+  unauthorized: () => errors.unauthorized('missing or invalid admin token'),
+  /** Admin endpoints while no `admin_token` is configured. */
+  adminDisabled: () => errors.forbidden('admin endpoints are disabled: no admin_token configured'),
+};

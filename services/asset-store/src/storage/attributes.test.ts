@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  FallbackAttributeStore,
+  SidecarAttributeStore,
+  XattrAttributeStore,
+  type AssetAttributes,
+  type AttributeStore,
+} from './attributes.js';
+import { attributeStoreContract } from './attribute-store.contract.js';
+
+function refusingStore(code: string): AttributeStore {
+  const refuse = () => Promise.reject(Object.assign(new Error(code), { code }));
+  return { read: refuse, write: refuse, remove: refuse };
+}
+
+attributeStoreContract('xattr on the disk file system', async (dir) =>
+  XattrAttributeStore.load().then((s) => ({ store: s, dir })),
+);
+
+// tmpfs keeps large values that ext4 refuses; the adapter must work on both.
+const SHM = '/dev/shm';
+const describeShm = fs.existsSync(SHM) ? attributeStoreContract : () => undefined;
+describeShm('xattr on tmpfs', async (diskDir) => {
+  fs.rmSync(diskDir, { recursive: true, force: true });
+  return { store: await XattrAttributeStore.load(), dir: fs.mkdtempSync(path.join(SHM, 'attr-')) };
+});
+
+attributeStoreContract('.meta sidecar', (dir) =>
+  Promise.resolve({ store: new SidecarAttributeStore(path.join(dir, '.meta')), dir }),
+);
+
+attributeStoreContract('xattr with sidecar fallback', async (dir) => ({
+  store: new FallbackAttributeStore(
+    await XattrAttributeStore.load(),
+    new SidecarAttributeStore(path.join(dir, '.meta')),
+    { warn: () => undefined },
+  ),
+  dir,
+}));
+
+attributeStoreContract('sidecar fallback on a file system without user xattrs', (dir) =>
+  Promise.resolve({
+    store: new FallbackAttributeStore(
+      refusingStore('ENOTSUP'),
+      new SidecarAttributeStore(path.join(dir, '.meta')),
+      { warn: () => undefined },
+    ),
+    dir,
+  }),
+);
+
+describe('the fallback', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attr-fallback-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const base: AssetAttributes = {
+    hash: 'c'.repeat(64),
+    timestamp: 5,
+    mime_type: 'text/plain',
+    tags: [],
+    is_trashed: false,
+    is_corrupted: false,
+  };
+
+  it('moves a set too large for ext4 xattrs to the sidecar, warns once, and moves back', async () => {
+    const warnings: unknown[] = [];
+    const sidecar = new SidecarAttributeStore(path.join(dir, '.meta'));
+    const xattr = await XattrAttributeStore.load();
+    const store = new FallbackAttributeStore(xattr, sidecar, {
+      warn: (o: unknown) => warnings.push(o),
+    });
+    const file = path.join(dir, 'f.txt');
+    fs.writeFileSync(file, 'x');
+    const big = { ...base, description: 'd'.repeat(16_384) };
+    await store.write(file, big);
+    await store.write(file, big);
+    expect(warnings).toHaveLength(1);
+    expect(fs.existsSync(sidecar.sidecarPath(file))).toBe(true);
+    expect(await xattr.read(file)).toBeUndefined();
+    expect(await store.read(file)).toEqual(big);
+    await store.write(file, base);
+    expect(fs.existsSync(sidecar.sidecarPath(file))).toBe(false);
+    expect(await xattr.read(file)).toEqual(base);
+  });
+
+  it('passes other errors through instead of hiding them', async () => {
+    const store = new FallbackAttributeStore(
+      refusingStore('EIO'),
+      new SidecarAttributeStore(path.join(dir, '.meta')),
+      { warn: () => undefined },
+    );
+    await expect(store.write(path.join(dir, 'f'), base)).rejects.toMatchObject({ code: 'EIO' });
+  });
+});
