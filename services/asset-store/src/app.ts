@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/health.routes.js';
+import { searchRoutes } from './search/search.routes.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
   app.use(healthRoutes(deps));
+  app.use('/api/v1/can/0', searchRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));
   return app;

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { assetErrors } from '../errors.js';
+
+const INTEGER = /^\d+$/;
+
+/** A query value that must be a whole number within bounds (query strings only carry text). */
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const expected =
+    max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(INTEGER, expected)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, expected);
+}
+
+function boolean() {
+  return z
+    .enum(['true', 'false', '1', '0'], 'true, false, 1 or 0')
+    .transform((v) => v === 'true' || v === '1');
+}
+
+/** Free-text exact-match filters; an empty value means the filter is not set. */
+function text() {
+  return z
+    .string()
+    .max(1024, 'at most 1024 characters')
+    .transform((v) => (v === '' ? undefined : v));
+}
+
+/** Comma-separated tags, normalised like ingest tags: trimmed, empties and repeats dropped. */
+const tagList = z
+  .string()
+  .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))].filter((t) => t !== ''))
+  .refine((tags) => tags.length <= 64, 'at most 64 tags')
+  .refine((tags) => tags.every((t) => t.length <= 64), 'tags of 1 to 64 characters');
+
+const pageFields = {
+  limit: integer(1, 1000).default(50),
+  offset: integer(0).default(0),
+  offset_time: integer(0).optional(),
+  order: z.enum(['asc', 'desc'], 'asc or desc').default('desc'),
+  application: text().optional(),
+  include_trashed: boolean().default(false),
+  include_corrupted: boolean().default(false),
+};
+
+/** `GET /list` query parameters. */
+export const listQuery = z.object(pageFields);
+
+/** `GET /search` query parameters: the list's plus the search filters. */
+export const searchQuery = z.object({
+  ...pageFields,
+  hash: z
+    .string()
+    .regex(/^[0-9a-fA-F]{1,64}$/, '1 to 64 hexadecimal characters')
+    .transform((h) => h.toLowerCase())
+    .optional(),
+  start_time: integer(0).optional(),
+  end_time: integer(0).optional(),
+  tags: tagList.optional(),
+  mime_type: text().optional(),
+  user: text().optional(),
+});
+
+/** Parsed `GET /list` parameters. */
+export type ListQuery = z.infer<typeof listQuery>;
+/** Parsed `GET /search` parameters. */
+export type SearchQuery = z.infer<typeof searchQuery>;
+
+/**
+ * Validates a query string against `schema`; the first problem becomes a 400 naming the
+ * parameter. A parameter given twice is refused rather than silently picking one.
+ */
+export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
+  const result = schema.safeParse(query);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const name = String(issue?.path[0] ?? 'query');
+  // A repeated parameter arrives as an array: zod's type message would not say so.
+  const expected = issue?.code === 'invalid_type' ? 'a single value' : issue?.message;
+  throw assetErrors.badParameter(name, expected ?? 'a valid value');
+}

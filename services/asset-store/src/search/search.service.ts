@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import { toAssetRecord, type AssetRecord } from '../assets/asset.model.js';
+import type { Database } from '../db/database.js';
+import {
+  countAssets,
+  findAssetPage,
+  type AssetFilter,
+  type PageWindow,
+} from './search.repository.js';
+import type { ListQuery, SearchQuery } from './search.schemas.js';
+
+/** The `data` of list and search: one page and the exact number of matches. */
+export interface AssetPage {
+  items: AssetRecord[];
+  pagination: { limit: number; offset: number; total: number };
+}
+
+function windowOf(q: ListQuery): PageWindow {
+  return { order: q.order, limit: q.limit, offset: q.offset, offsetTime: q.offset_time };
+}
+
+async function page(
+  db: Kysely<Database>,
+  filter: AssetFilter,
+  window: PageWindow,
+): Promise<AssetPage> {
+  // The total ignores the window (contract), so it is a separate count over the same filter.
+  const [rows, total] = await Promise.all([
+    findAssetPage(db, filter, window),
+    countAssets(db, filter),
+  ]);
+  return {
+    items: rows.map(toAssetRecord),
+    pagination: { limit: window.limit, offset: window.offset, total },
+  };
+}
+
+/** `GET /list`: every asset, optionally of one application, newest first by default. */
+export function listAssets(db: Kysely<Database>, q: ListQuery): Promise<AssetPage> {
+  return page(
+    db,
+    {
+      application: q.application,
+      includeTrashed: q.include_trashed,
+      includeCorrupted: q.include_corrupted,
+    },
+    windowOf(q),
+  );
+}
+
+/** `GET /search`: the assets matching every filter given. */
+export function searchAssets(db: Kysely<Database>, q: SearchQuery): Promise<AssetPage> {
+  return page(
+    db,
+    {
+      hashPrefix: q.hash,
+      startTime: q.start_time,
+      endTime: q.end_time,
+      tags: q.tags,
+      mimeType: q.mime_type,
+      user: q.user,
+      application: q.application,
+      includeTrashed: q.include_trashed,
+      includeCorrupted: q.include_corrupted,
+    },
+    windowOf(q),
+  );
+}
