@@ -6,7 +6,8 @@ import { z } from 'zod';
 /** Raised when the configuration cannot be used; `message` is one line naming every bad key. */
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration: ${problems.join('; ')}`);
+    // One line whatever the problems contain, so a supervisor's log shows it whole.
+    super(`invalid configuration: ${problems.join('; ').replace(/\s*[\r\n]+\s*/g, ' ')}`);
     this.name = 'ConfigError';
   }
 }
@@ -42,7 +43,11 @@ function kindOf(schema: z.ZodType): Kind {
 }
 
 function coerce(kind: Kind, raw: string): unknown {
-  if (kind === 'number') return raw.trim() === '' ? raw : Number(raw);
+  if (kind === 'number') {
+    // Left as text when it is no number, so the error says "expected number, received string".
+    const n = Number(raw);
+    return raw.trim() === '' || Number.isNaN(n) ? raw : n;
+  }
   if (kind === 'boolean') {
     const v = raw.trim().toLowerCase();
     if (['true', '1', 'yes', 'on'].includes(v)) return true;
@@ -53,10 +58,19 @@ function coerce(kind: Kind, raw: string): unknown {
 }
 
 function readFileLayer(file: string | undefined, problems: string[]): Record<string, unknown> {
-  if (!file || !fs.existsSync(file)) return {};
+  if (!file) return {};
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    const reason = err instanceof Error ? err.message : String(err);
+    problems.push(`${file}: cannot be read (${reason})`);
+    return {};
+  }
   let parsed: unknown;
   try {
-    parsed = yaml.load(fs.readFileSync(file, 'utf8'));
+    parsed = yaml.load(text);
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     problems.push(`${file}: not valid YAML (${reason})`);
@@ -112,12 +126,15 @@ function readArgvLayer(
       continue;
     }
     const kind = kindOf(field as z.ZodType);
+    const next = argv[i + 1];
+    const nextIsValue = next !== undefined && !next.startsWith('--');
     let raw: string;
     if (eq !== -1) raw = arg.slice(eq + 1);
-    else if (kind === 'boolean' && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('--')))
-      raw = 'true';
-    else if (argv[i + 1] !== undefined) raw = argv[++i] ?? '';
-    else {
+    else if (kind === 'boolean' && !nextIsValue) raw = 'true';
+    else if (nextIsValue) {
+      raw = next;
+      i++;
+    } else {
       problems.push(`--${flag}: expected a value`);
       continue;
     }
@@ -127,10 +144,11 @@ function readArgvLayer(
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
-  const key = issue.path.map(String).join('.') || '(root)';
+  const key = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((k) => `${k}: unknown key`).join('; ');
+    return issue.keys.map((k) => `${key ? `${key}.` : ''}${k}: unknown key`).join('; ');
   }
+  if (!key) return `(root): ${issue.message}`;
   return `${key}: ${issue.message}`;
 }
 

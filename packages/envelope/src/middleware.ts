@@ -10,6 +10,20 @@ interface BodyParserError {
   expose?: boolean;
 }
 
+/** Codes for client errors raised by Express's own helpers (static files, ranges). */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  416: 'range_not_satisfiable',
+  429: 'rate_limited',
+};
+
 /** Maps what Express and its parsers throw onto the shared catalogue. */
 function toAppError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
@@ -23,7 +37,7 @@ function toAppError(err: unknown): AppError | undefined {
     if (e.type === 'request.aborted') return errors.badRequest('request aborted');
     const status = e.status ?? e.statusCode;
     if (e.expose && typeof status === 'number' && status >= 400 && status < 500) {
-      return new AppError(status, 'bad_request', (err as Error).message);
+      return new AppError(status, CODE_BY_STATUS[status] ?? 'bad_request', (err as Error).message);
     }
   }
   return fromDatabaseError(err);
@@ -43,7 +57,10 @@ export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorReques
   return (err: unknown, req: Request, res: Response, _next) => {
     let appError = toAppError(err);
     if (!appError) {
-      (req.log ?? logger).error({ err }, 'unhandled error');
+      // With request logging on, the error rides on the request's own log line (one line
+      // per request, carrying the real stack); without it, it is logged here.
+      if (req.log) res.err = err instanceof Error ? err : new Error(String(err));
+      else logger.error({ err }, 'unhandled error');
       appError = errors.internal();
     }
     if (res.headersSent) {

@@ -21,7 +21,7 @@ export interface ServeOptions {
 export interface Served {
   server: http.Server;
   address: AddressInfo;
-  shutdown(reason: string): Promise<void>;
+  shutdown: (reason: string) => Promise<void>;
 }
 
 /**
@@ -44,10 +44,27 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const address = server.address() as AddressInfo;
   logger.info({ host: address.address, port: address.port }, 'listening');
 
+  // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
+  // response, so while draining every response closes its connection once it is sent.
+  const active = new Set<http.ServerResponse>();
+  let draining = false;
+  const closeAfter = (res: http.ServerResponse): void => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    const socket = res.socket;
+    res.once('finish', () => socket?.end());
+  };
+  server.on('request', (_req, res: http.ServerResponse) => {
+    if (draining) closeAfter(res);
+    active.add(res);
+    res.once('close', () => active.delete(res));
+  });
+
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
+      draining = true;
+      for (const res of active) closeAfter(res);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await options.beforeDrain?.();

@@ -1,0 +1,111 @@
+import http from 'node:http';
+import express from 'express';
+import { pino } from 'pino';
+import { serve, type Served } from './serve.js';
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/** A GET over a keep-alive agent, resolving with status, headers and body. */
+function get(
+  port: number,
+  path: string,
+  agent: http.Agent,
+): Promise<{ status: number; connection: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+describe('serve', () => {
+  let before: Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>;
+  let agent: http.Agent;
+  let served: Served | undefined;
+  const events: string[] = [];
+  let entered: () => void;
+  let slowEntered: Promise<void>;
+  let release: () => void;
+
+  beforeEach(() => {
+    before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+    agent = new http.Agent({ keepAlive: true });
+    events.length = 0;
+    slowEntered = new Promise((resolve) => (entered = resolve));
+  });
+
+  afterEach(async () => {
+    agent.destroy();
+    if (served?.server.listening) await served.shutdown('test cleanup');
+    // serve() hooks the process signals; leave the test worker's own listeners alone.
+    for (const s of SIGNALS) {
+      for (const l of process.listeners(s)) if (!before.get(s)?.has(l)) process.off(s, l);
+    }
+  });
+
+  async function start(): Promise<Served> {
+    const app = express();
+    app.get('/fast', (_req, res) => {
+      res.send('fast');
+    });
+    app.get('/slow', async (_req, res) => {
+      const released = new Promise<void>((resolve) => (release = resolve));
+      entered();
+      await released;
+      events.push('slow response sent');
+      res.send('slow done');
+    });
+    served = await serve({
+      app,
+      host: '127.0.0.1',
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      onClose: () => {
+        events.push('closed resources');
+        return Promise.resolve();
+      },
+    });
+    return served;
+  }
+
+  it('lets an in-flight request finish, refuses new connections, then closes resources', async () => {
+    const { address, shutdown } = await start();
+    expect(await get(address.port, '/fast', agent)).toMatchObject({ status: 200 });
+
+    const slow = get(address.port, '/slow', agent);
+    await slowEntered;
+    const stopped = shutdown('test').then(() => events.push('shutdown done'));
+
+    const fresh = new http.Agent({ keepAlive: false });
+    await expect(get(address.port, '/fast', fresh)).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    expect(events).toEqual([]);
+
+    release();
+    expect(await slow).toEqual({ status: 200, connection: 'close', body: 'slow done' });
+    await stopped;
+    expect(events).toEqual(['slow response sent', 'closed resources', 'shutdown done']);
+  });
+
+  it('closes idle keep-alive connections at once', async () => {
+    const { address, server, shutdown } = await start();
+    await get(address.port, '/fast', agent);
+    await shutdown('test');
+    expect(server.listening).toBe(false);
+    expect(events).toEqual(['closed resources']);
+  });
+
+  it('runs one shutdown however often it is asked', async () => {
+    const { shutdown } = await start();
+    await Promise.all([shutdown('a'), shutdown('b')]);
+    expect(events).toEqual(['closed resources']);
+  });
+});
