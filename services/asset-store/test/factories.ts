@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { AssetRow, NewAssetRow } from '../src/assets/asset.table.js';
+import { hashBuffer } from '../src/assets/content-hash.js';
 import type { Database } from '../src/db/database.js';
+import { createAttributeStore, type AssetAttributes } from '../src/storage/attributes.js';
+import { physicalFilename, storageLayout, toAbsolutePath } from '../src/storage/layout.js';
 
 let nextTimestamp = 1_700_000_000_000;
 
@@ -34,4 +39,70 @@ export async function insertAssetRow(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** What a stored fixture asset consists of. */
+export interface StoredAsset {
+  row: AssetRow;
+  /** Absolute path of the file. */
+  file: string;
+}
+
+/** Options of `storeAsset`: record fields, the file extension and a sub-folder. */
+export type StoreOptions = Partial<Omit<AssetAttributes, 'hash' | 'timestamp'>> & {
+  ext?: string;
+  /** Folder under the storage root (sharding); none by default. */
+  folder?: string;
+  /** Skip writing attributes (a file as if copied in without them). */
+  withoutAttributes?: boolean;
+};
+
+/**
+ * A complete asset as ingest leaves it: the file under its physical name, its attributes
+ * and its index row, with a hash computed the contract's way.
+ */
+export async function storeAsset(
+  ctx: { index: { db: Kysely<Database> }; storageRoot: string },
+  content: Buffer | string,
+  options: StoreOptions = {},
+): Promise<StoredAsset> {
+  const { ext = 'bin', folder, withoutAttributes = false, ...fields } = options;
+  const timestamp = freshTimestamp();
+  const hash = hashBuffer(content, timestamp);
+  const tags = fields.tags ?? [];
+  const name = physicalFilename({ timestamp, hash, tags, ext });
+  const relative = folder ? `${folder}/${name}` : name;
+  const layout = storageLayout(ctx.storageRoot);
+  const file = toAbsolutePath(layout, relative);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, content);
+  const attrs: AssetAttributes = {
+    mime_type: 'application/octet-stream',
+    is_trashed: false,
+    is_corrupted: false,
+    ...fields,
+    tags,
+    hash,
+    timestamp,
+  };
+  if (!withoutAttributes) {
+    const store = await createAttributeStore(layout.meta, { warn: () => undefined });
+    await store.write(file, attrs);
+  }
+  const row = await insertAssetRow(ctx.index.db, {
+    hash,
+    timestamp,
+    mime_type: attrs.mime_type,
+    application: attrs.application ?? null,
+    user: attrs.user ?? null,
+    tags,
+    description: attrs.description ?? null,
+    human_filename: attrs.human_filename ?? null,
+    human_path: attrs.human_path ?? null,
+    is_trashed: attrs.is_trashed,
+    is_corrupted: attrs.is_corrupted,
+    path: relative,
+    size: Buffer.byteLength(content),
+  });
+  return { row, file };
 }

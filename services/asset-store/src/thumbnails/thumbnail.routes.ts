@@ -1,0 +1,42 @@
+import { methodNotAllowed } from '@svc/envelope';
+import { Router } from 'express';
+import { isAssetHash } from '../assets/content-hash.js';
+import { assetErrors } from '../errors.js';
+import type { Box } from './thumbnail.renderer.js';
+import type { ThumbnailService } from './thumbnail.service.js';
+
+const SIDE = /^\d{1,4}$/;
+
+function side(name: string, value: string): number {
+  const n = Number(value);
+  if (!SIDE.test(value) || n < 1 || n > 4096) {
+    throw assetErrors.badParameter(name, 'an integer from 1 to 4096');
+  }
+  return n;
+}
+
+/** Checks the path in the spec's order: hash, then the two sides. */
+function parseThumbParams(params: Record<string, string>): { hash: string; box: Box } {
+  const hash = params.hash ?? '';
+  if (!isAssetHash(hash)) throw assetErrors.badHash();
+  const box = {
+    width: side('max_width', params.max_width ?? ''),
+    height: side('max_height', params.max_height ?? ''),
+  };
+  return { hash: hash.toLowerCase(), box };
+}
+
+/** `GET /asset/{hash}/thumb/{max_width}/{max_height}`, mounted under `/api/v1/can/0`. */
+export function thumbnailRoutes(deps: { thumbnails: ThumbnailService }): Router {
+  const router = Router();
+  router
+    .route('/asset/:hash/thumb/:max_width/:max_height')
+    .get(async (req, res) => {
+      const { hash, box } = parseThumbParams(req.params);
+      const thumb = await deps.thumbnails.get(hash, box);
+      // Same hash, same bytes: the content behind a hash never changes.
+      res.set('Cache-Control', 'public, max-age=86400').type(thumb.contentType).send(thumb.body);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+  return router;
+}

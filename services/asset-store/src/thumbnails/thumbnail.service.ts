@@ -1,0 +1,92 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { findAssetByHash } from '../assets/asset.repository.js';
+import { Limiter } from '../concurrency/limiter.js';
+import { SingleFlight } from '../concurrency/single-flight.js';
+import type { Database } from '../db/database.js';
+import { assetErrors } from '../errors.js';
+import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
+import { placeholderSvg } from './placeholder.js';
+import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
+import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
+
+/** What the thumbnail endpoint sends. */
+export interface Thumbnail {
+  contentType: 'image/jpeg' | 'image/svg+xml';
+  body: Buffer;
+}
+
+/** What the thumbnail service needs. */
+export interface ThumbnailDeps {
+  db: Kysely<Database>;
+  layout: StorageLayout;
+  renderer: ThumbnailRenderer;
+  cacheEnabled: boolean;
+  logger: Pick<Logger, 'warn'>;
+  /** Resizes at once; defaults to the number of cores. */
+  concurrency?: number;
+}
+
+function extensionOf(relativePath: string): string {
+  const base = path.posix.basename(relativePath);
+  return (parsePhysicalFilename(base)?.ext ?? path.posix.extname(base).slice(1)) || 'bin';
+}
+
+async function assertFileExists(file: string): Promise<void> {
+  try {
+    await fs.access(file);
+  } catch {
+    throw assetErrors.missingFile();
+  }
+}
+
+/**
+ * Thumbnails: placeholders for what is not a picture, JPEGs for images, made once per
+ * (hash, box) at a time, with a bounded number of resizes running, cached when enabled.
+ */
+export class ThumbnailService {
+  readonly #flights = new SingleFlight<string, Buffer | undefined>();
+  readonly #limiter: Limiter;
+
+  constructor(private readonly deps: ThumbnailDeps) {
+    this.#limiter = new Limiter(deps.concurrency ?? Math.max(1, os.availableParallelism()));
+  }
+
+  /** The thumbnail of one asset fitting `box`; 404 unknown, 500 corrupted or missing. */
+  async get(hash: string, box: Box): Promise<Thumbnail> {
+    const row = await findAssetByHash(this.deps.db, hash);
+    if (!row) throw assetErrors.notFound();
+    if (row.is_corrupted) throw assetErrors.corrupted();
+    const file = toAbsolutePath(this.deps.layout, row.path);
+    await assertFileExists(file);
+    const placeholder = (): Thumbnail => ({
+      contentType: 'image/svg+xml',
+      body: placeholderSvg(extensionOf(row.path), box),
+    });
+    if (!row.mime_type.toLowerCase().startsWith('image/')) return placeholder();
+
+    const cached = thumbnailPath(this.deps.layout, hash, box);
+    // The cache is read inside the flight too: a request that missed it while another was
+    // rendering would otherwise render a second time once that flight had ended.
+    const jpeg = await this.#flights.do(cached, () => this.#cachedOrRendered(file, cached, box));
+    return jpeg ? { contentType: 'image/jpeg', body: jpeg } : placeholder();
+  }
+
+  async #cachedOrRendered(file: string, cached: string, box: Box): Promise<Buffer | undefined> {
+    if (this.deps.cacheEnabled) {
+      const hit = await readCachedThumbnail(cached);
+      if (hit) return hit;
+    }
+    const jpeg = await this.#limiter.run(() => this.deps.renderer.render(file, box));
+    if (jpeg && this.deps.cacheEnabled) {
+      // A cache that cannot be written costs speed, not correctness: serve the bytes anyway.
+      await writeCachedThumbnail(this.deps.layout, cached, jpeg).catch((err: unknown) =>
+        this.deps.logger.warn({ err }, 'could not cache thumbnail'),
+      );
+    }
+    return jpeg;
+  }
+}
