@@ -1,3 +1,5 @@
+import type { MessageRow } from './message.table.js';
+
 /** A stored message as it travels to streams: the envelope stays the JSON text it arrived as. */
 export interface RelayedMessage {
   seq: number;
@@ -6,4 +8,19 @@ export interface RelayedMessage {
   envelopeJson: string;
   /** RFC 3339 UTC with milliseconds. */
   createdAt: string;
+}
+
+/** The one mapper from a stored row to the relayed form. */
+export function toRelayed(row: MessageRow): RelayedMessage {
+  return {
+    seq: row.seq,
+    recipient: row.recipient,
+    envelopeJson: row.envelope,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** A message as JSON text `{seq, envelope, created_at}`, the envelope spliced in verbatim. */
+export function messageJson(m: RelayedMessage): string {
+  return `{"seq":${m.seq},"envelope":${m.envelopeJson},"created_at":"${m.createdAt}"}`;
 }

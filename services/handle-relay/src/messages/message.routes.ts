@@ -1,0 +1,41 @@
+import { methodNotAllowed } from '@svc/envelope';
+import express, { Router, type RequestHandler } from 'express';
+import { messageJson } from './message.model.js';
+import { SEND_BODY_LIMIT_BYTES } from './message.schemas.js';
+import {
+  readInbox,
+  sendMessage,
+  type InboxPage,
+  type MessageServiceDeps,
+} from './message.service.js';
+
+/** The inbox page as JSON text; envelopes are spliced in as stored, never re-parsed. */
+function inboxJson(page: InboxPage): string {
+  return `{"messages":[${page.messages.map(messageJson).join(',')}],"next_since":${page.next_since},"has_more":${page.has_more}}`;
+}
+
+/**
+ * `POST /v1/messages` (rate-limited, with a body limit above the 256 KiB envelope limit so
+ * the service can answer 413 `payload_too_large` itself) and `GET /v1/inbox/{handle}`.
+ */
+export function messageRoutes(deps: MessageServiceDeps & { rateLimit: RequestHandler }): Router {
+  const router = Router();
+  router
+    .route('/v1/messages')
+    .post(deps.rateLimit, express.json({ limit: SEND_BODY_LIMIT_BYTES }), async (req, res) => {
+      res.status(201).json(await sendMessage(deps, req.body));
+    })
+    .all(methodNotAllowed(['POST']));
+  router
+    .route('/v1/inbox/:handle')
+    .get(async (req, res) => {
+      const page = await readInbox(deps, {
+        handle: req.params.handle,
+        query: req.query,
+        auth: req.get('X-ID-Auth'),
+      });
+      res.type('application/json').send(inboxJson(page));
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

@@ -1,0 +1,101 @@
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { relayErrors } from '../errors.js';
+import type { RelayedMessage } from '../messages/message.model.js';
+import type { PubSub } from '../pubsub/pubsub.port.js';
+import { StreamSubscriber } from './stream-subscriber.js';
+
+/** Contract: keep-alive every 15 s, 64 buffered messages per subscriber. */
+export const PING_INTERVAL_MS = 15_000;
+export const STREAM_BUFFER_SIZE = 64;
+
+/** What the hub needs from outside. */
+export interface StreamHubDeps {
+  pubsub: PubSub;
+  /** Stored messages of a handle after a seq, ascending. */
+  readAfter: (handle: string, afterSeq: number, limit: number) => Promise<RelayedMessage[]>;
+  /** The highest stored seq of a handle (0 when none). */
+  latestSeq: (handle: string) => Promise<number>;
+  logger: Logger;
+  now: () => number;
+  pingIntervalMs?: number;
+  bufferSize?: number;
+}
+
+/** All open inbox streams of this instance: opening, keep-alive and shutdown. */
+export class StreamHub {
+  readonly #subscribers = new Set<StreamSubscriber>();
+  readonly #timer: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(private readonly deps: StreamHubDeps) {
+    this.#timer = setInterval(() => this.#ping(), deps.pingIntervalMs ?? PING_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  /** Number of open streams. */
+  get size(): number {
+    return this.#subscribers.size;
+  }
+
+  /**
+   * Turns an authorised request into a live stream. The subscription is made before the
+   * stored messages are read and before the headers go out, so a message stored after the
+   * client saw the headers is always delivered, and one stored during the replay is
+   * written once (by whichever path reaches it first).
+   */
+  async open(
+    handle: string,
+    since: number | undefined,
+    req: Request,
+    res: Response,
+  ): Promise<void> {
+    if (this.#closed) throw relayErrors.unavailable('the server is shutting down');
+    const sub = new StreamSubscriber({
+      handle,
+      res,
+      bufferSize: this.deps.bufferSize ?? STREAM_BUFFER_SIZE,
+      readAfter: this.deps.readAfter,
+      logger: this.deps.logger,
+    });
+    const unsubscribe = this.deps.pubsub.subscribe(handle, sub);
+    let start: number;
+    try {
+      start = since ?? (await this.deps.latestSeq(handle));
+    } catch (err) {
+      unsubscribe();
+      throw err;
+    }
+    if (this.#closed || req.destroyed) {
+      unsubscribe();
+      return;
+    }
+    this.#subscribers.add(sub);
+    res.on('close', () => {
+      sub.stop();
+      this.#subscribers.delete(sub);
+    });
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('Connection', 'keep-alive');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.socket?.setNoDelay(true);
+    res.flushHeaders();
+    sub.start(start, since !== undefined, unsubscribe);
+  }
+
+  /** Ends every stream and stops the keep-alive; later opens are refused. */
+  close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    for (const sub of [...this.#subscribers]) sub.stop();
+    this.#subscribers.clear();
+    return Promise.resolve();
+  }
+
+  #ping(): void {
+    const seconds = Math.floor(this.deps.now() / 1000);
+    for (const sub of this.#subscribers) sub.ping(seconds);
+  }
+}

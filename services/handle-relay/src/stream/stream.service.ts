@@ -1,0 +1,65 @@
+import type { Request, Response } from 'express';
+import type { Kysely } from 'kysely';
+import { verifySignedRequest } from '../auth/signed-request.js';
+import type { Database } from '../db/database.js';
+import { relayErrors } from '../errors.js';
+import { findHandle } from '../handles/handle.repository.js';
+import { requireValidHandle } from '../handles/handle-rules.js';
+import { resumeCursor } from '../messages/message.schemas.js';
+import type { StreamHub } from './stream-hub.js';
+
+/** What opening a stream needs. */
+export interface StreamServiceDeps {
+  db: Kysely<Database>;
+  hub: StreamHub;
+  now: () => number;
+}
+
+/** The parts of a stream request the rules look at. */
+export interface StreamRequest {
+  handle: string;
+  auth: unknown;
+  /** `Last-Event-ID` header; wins over `since`. */
+  lastEventId: string | undefined;
+  since: unknown;
+}
+
+function resumePoint(r: StreamRequest): number | undefined {
+  const raw = r.lastEventId ?? r.since;
+  if (raw === undefined) return undefined;
+  const parsed = resumeCursor.safeParse(raw);
+  if (!parsed.success) {
+    throw relayErrors.badRequest(
+      r.lastEventId === undefined
+        ? 'since must be a non-negative integer'
+        : 'Last-Event-ID must be a non-negative integer',
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * Opens `GET /v1/inbox/{handle}/stream`. Order of checks: handle 400, exists 404, `auth`
+ * present 400, verifies 401 (timestamp checked at connect time only), resume point 400.
+ */
+export async function openStream(
+  deps: StreamServiceDeps,
+  r: StreamRequest,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const handle = requireValidHandle(r.handle);
+  const row = await findHandle(deps.db, handle);
+  if (!row) throw relayErrors.unknownHandle();
+  if (r.auth === undefined || r.auth === '') {
+    throw relayErrors.badRequest('missing auth query parameter');
+  }
+  if (typeof r.auth !== 'string') throw relayErrors.badRequest('auth must be a single value');
+  verifySignedRequest({
+    value: r.auth,
+    primary: row.primary_key,
+    lines: ['GET', `/v1/inbox/${handle}/stream`],
+    now: deps.now(),
+  });
+  await deps.hub.open(handle, resumePoint(r), req, res);
+}
