@@ -10,7 +10,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createHandleService } from './handles/handle.service.js';
+import { handleRoutes } from './handles/handle.routes.js';
 import { healthRoutes } from './health/health.routes.js';
+import { natsAuthRoutes } from './internal/nats-auth.routes.js';
+import { openApiRoutes } from './openapi/openapi.routes.js';
+import { API_PREFIXES, webRoutes } from './web/web.routes.js';
+import { webFingerRoutes } from './webfinger/webfinger.routes.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -32,6 +38,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
   app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
+  app.use(openApiRoutes(deps.version));
+  app.use(handleRoutes(createHandleService(deps)));
+  app.use(webFingerRoutes(deps));
+  app.use(natsAuthRoutes());
+  // Feature routers go above this line: below it, unmatched API paths are JSON 404s and
+  // everything else belongs to the web root.
+  app.use(API_PREFIXES, notFound);
+  app.use(
+    webRoutes({ server: deps.config.server, version: deps.version, webDir: deps.config.web_dir }),
+  );
   app.use(notFound);
   app.use(errorHandler(handleRelayError, deps.logger));
   return app;

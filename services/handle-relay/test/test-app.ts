@@ -15,8 +15,8 @@ export interface TestApp {
   config: Config;
   store: DatabaseHandle<Database>;
   dataDir: string;
-  /** Moves the app's clock: `clock.offsetMs` is added to the real time. */
-  clock: { offsetMs: number };
+  /** The app's clock: `fixedMs` when set, else real time plus `offsetMs`. */
+  clock: { offsetMs: number; fixedMs?: number };
   close(): Promise<void>;
 }
 
@@ -36,13 +36,13 @@ export async function createTestApp(
   );
   const testDb = await createTestDatabase(`relay_${label}`);
   const store = await openStore(testDb.target);
-  const clock = { offsetMs: 0 };
+  const clock: TestApp['clock'] = { offsetMs: 0 };
   const app = createApp({
     config,
     db: store.db,
     logger: createLogger('handle-relay-test', 'silent'),
     version: '0.1.0',
-    now: () => Date.now() + clock.offsetMs,
+    now: () => clock.fixedMs ?? Date.now() + clock.offsetMs,
   });
   return {
     app,

@@ -1,0 +1,43 @@
+import { methodNotAllowed } from '@svc/envelope';
+import { Router } from 'express';
+import { rawBody } from '../http/body.js';
+import type { HandleService } from './handle.service.js';
+
+/** Largest registration or proofs body accepted (64 proofs of 512 characters fit). */
+const BODY_LIMIT = '64kb';
+
+/** Registration, forward and reverse lookup, and proofs. */
+export function handleRoutes(service: HandleService): Router {
+  const router = Router();
+
+  router
+    .route('/v1/register')
+    .post(rawBody(BODY_LIMIT), async (req, res) => {
+      res.status(201).json(await service.register(req.body));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/v1/u/:handle')
+    .get(async (req, res) => {
+      res.json(await service.lookup(req.params.handle));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/v1/by-primary/:primary')
+    .get(async (req, res) => {
+      res.json(await service.byPrimary(req.params.primary));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/v1/profile/:handle/proofs')
+    .put(rawBody(BODY_LIMIT), async (req, res) => {
+      await service.setProofs(req.params.handle, req.get('X-ID-Auth'), req.body);
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(['PUT']));
+
+  return router;
+}

@@ -1,0 +1,96 @@
+import { isUniqueViolation } from '@svc/envelope';
+import type { Kysely } from 'kysely';
+import { verifySignedRequest } from '../auth/signed-request.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { relayErrors } from '../errors.js';
+import { parseJsonBody, validate } from '../http/body.js';
+import { toHandleRecord, type HandleRecord } from './handle-record.js';
+import {
+  foldHandle,
+  formatPrimary,
+  isValidHandle,
+  parsePrimary,
+  requireValidHandle,
+} from './handle-rules.js';
+import * as repo from './handle.repository.js';
+import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
+import { HANDLE_PRIMARY_UNIQUE, type HandleRow } from './handle.table.js';
+import { verifyRegistration } from './registration.js';
+
+/** What the handle service needs. */
+export interface HandleServiceDeps {
+  db: Kysely<Database>;
+  config: Pick<Config, 'server' | 'sig_server_url'>;
+  now: () => number;
+}
+
+/** Registration, lookups and proofs: the identity rules of the relay. */
+export type HandleService = ReturnType<typeof createHandleService>;
+
+/** Builds the handle service over a database and clock. */
+export function createHandleService(deps: HandleServiceDeps) {
+  const { db, config, now } = deps;
+  const record = (row: HandleRow): HandleRecord => toHandleRecord(row, config);
+
+  return {
+    /**
+     * Claims a handle from a signed registration. The unique constraints decide races:
+     * of concurrent claims exactly one insert succeeds, the others get 409.
+     */
+    async register(rawBody: unknown): Promise<HandleRecord> {
+      const nowMs = now();
+      const { handle, primary } = verifyRegistration(parseJsonBody(rawBody), config.server, nowMs);
+      try {
+        const row = await repo.insertHandle(db, {
+          handle,
+          primary_key: primary,
+          registered_at: new Date(nowMs),
+          proofs: [],
+        });
+        return record(row);
+      } catch (err) {
+        if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();
+        if (isUniqueViolation(err)) throw relayErrors.handleTaken(handle);
+        throw err;
+      }
+    },
+
+    /** Forward lookup; a malformed or reserved handle is simply not registered (404). */
+    async lookup(rawHandle: string): Promise<HandleRecord> {
+      const handle = foldHandle(rawHandle);
+      const row = isValidHandle(handle) ? await repo.findHandle(db, handle) : undefined;
+      if (!row) throw relayErrors.unknownHandle();
+      return record(row);
+    },
+
+    /** Reverse lookup by `ed25519:<64 hex>` (either case); 400 when unparsable. */
+    async byPrimary(rawPrimary: string): Promise<HandleRecord> {
+      const primary = parsePrimary(rawPrimary);
+      if (!primary) throw relayErrors.invalidPrimary();
+      const row = await repo.findByPrimary(db, formatPrimary(primary));
+      if (!row) throw relayErrors.unknownPrimary();
+      return record(row);
+    },
+
+    /**
+     * Replaces a handle's proofs. Order of checks: handle valid (400), exists (404),
+     * `X-ID-Auth` verifies (401), at most 64 proofs (400), then each entry (400).
+     */
+    async setProofs(rawHandle: string, auth: string | undefined, rawBody: unknown): Promise<void> {
+      const handle = requireValidHandle(rawHandle);
+      const row = await repo.findHandle(db, handle);
+      if (!row) throw relayErrors.unknownHandle();
+      verifySignedRequest({
+        value: auth,
+        primary: row.primary_key,
+        lines: ['PUT', `/v1/profile/${handle}/proofs`],
+        now: now(),
+      });
+      const { proofs } = validate(proofsBodySchema, parseJsonBody(rawBody));
+      if (proofs.length > PROOFS_MAX) throw relayErrors.tooManyProofs(PROOFS_MAX);
+      const entries = proofs.map((p) => validate(proofEntrySchema, p));
+      if (!(await repo.setProofs(db, handle, entries))) throw relayErrors.unknownHandle();
+    },
+  };
+}

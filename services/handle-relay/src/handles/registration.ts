@@ -1,0 +1,58 @@
+import { canonicalize } from 'json-canonicalize';
+import { verifyEd25519 } from '../auth/ed25519.js';
+import { relayErrors } from '../errors.js';
+import { formatPrimary, handleProblem, parsePrimary, sameServer } from './handle-rules.js';
+import { registrationSchema } from './handle.schemas.js';
+import { validate } from '../http/body.js';
+
+/** The only signature suite accepted for registrations. */
+export const REGISTRATION_ALG = 'ed25519-sha512-jcs';
+/** Allowed distance between the server clock and `payload.ts`, either way. */
+export const REGISTRATION_SKEW_SECONDS = 300;
+
+/** A registration that passed every check before storage. */
+export interface VerifiedRegistration {
+  handle: string;
+  primary: string;
+}
+
+/**
+ * Checks a registration body in the spec's order: (a) envelope and signature, (b) server,
+ * (c) handle rules, (d) timestamp skew. Each failure is a 400 with its own message.
+ */
+export function verifyRegistration(
+  body: unknown,
+  server: string,
+  nowMs: number,
+): VerifiedRegistration {
+  if (body === undefined)
+    throw relayErrors.badRequest('request body must be a signed registration');
+  const { payload, signature } = validate(registrationSchema, body);
+  if (signature.alg !== REGISTRATION_ALG) {
+    throw relayErrors.badRequest(
+      `unsupported signature alg ${signature.alg} (expected ${REGISTRATION_ALG})`,
+    );
+  }
+  const key = parsePrimary(signature.key);
+  if (!key) throw relayErrors.badRequest('signature.key must be ed25519:<64 hex characters>');
+  if (signature.key !== payload.primary) {
+    throw relayErrors.badRequest('signature.key must equal payload.primary');
+  }
+  // The signed bytes are those of the payload as sent, unknown fields included.
+  const sent = (body as { payload: unknown }).payload;
+  const signed = new TextEncoder().encode(canonicalize(sent));
+  if (!verifyEd25519(key.keyHex, signed, signature.sig)) {
+    throw relayErrors.badRequest('registration signature did not verify');
+  }
+  if (!sameServer(payload.server, server)) {
+    throw relayErrors.serverMismatch(payload.server, server);
+  }
+  const problem = handleProblem(payload.handle);
+  if (problem) throw relayErrors.invalidHandle(problem);
+  if (Math.abs(Math.floor(nowMs / 1000) - payload.ts) > REGISTRATION_SKEW_SECONDS) {
+    throw relayErrors.badRequest(
+      `registration timestamp is more than ${REGISTRATION_SKEW_SECONDS} s away from server time`,
+    );
+  }
+  return { handle: payload.handle, primary: formatPrimary(key) };
+}

@@ -1,0 +1,21 @@
+import { jsonResponse, type OpenApiFeature } from '../openapi/openapi-types.js';
+
+/** The web root and this document itself. */
+export const webOpenApi: OpenApiFeature = {
+  paths: {
+    '/': {
+      get: {
+        summary: 'Placeholder page, or the client app from web_dir (SPA fallback)',
+        responses: {
+          '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        summary: 'This OpenAPI 3.1 document',
+        responses: { '200': jsonResponse('OpenAPI document', { type: 'object' }) },
+      },
+    },
+  },
+};

@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { relayErrors } from '../errors.js';
+import { sigchainUrl } from '../handles/handle-record.js';
+import {
+  foldHandle,
+  fqhn,
+  isValidHandle,
+  parseQualifiedHandle,
+  sameServer,
+} from '../handles/handle-rules.js';
+import { findHandle } from '../handles/handle.repository.js';
+
+/** A JSON Resource Descriptor (RFC 7033) as the relay answers it. */
+export interface Jrd {
+  subject: string;
+  links: { rel: string; type: string; href: string }[];
+}
+
+/** What WebFinger needs. */
+export interface WebFingerDeps {
+  db: Kysely<Database>;
+  config: Pick<Config, 'server' | 'sig_server_url' | 'spec_base'>;
+}
+
+const ACCT = 'acct:';
+
+/** Resolves `acct:<handle>@<server>` to the handle's JRD, per the spec's WebFinger rules. */
+export async function resolveWebFinger(deps: WebFingerDeps, resource: unknown): Promise<Jrd> {
+  const { config } = deps;
+  if (resource === undefined || resource === '') {
+    throw relayErrors.badRequest('missing resource query parameter');
+  }
+  if (typeof resource !== 'string') {
+    throw relayErrors.badRequest('resource must be given once');
+  }
+  if (!resource.toLowerCase().startsWith(ACCT)) throw relayErrors.resourceNotAcct();
+  const parts = parseQualifiedHandle(resource.slice(ACCT.length));
+  if (!parts) throw relayErrors.badRequest('resource must be acct:<handle>@<server>');
+  if (!sameServer(parts.server, config.server)) {
+    throw relayErrors.notFound('resource is not on this server');
+  }
+  const handle = foldHandle(parts.handle);
+  const row = isValidHandle(handle) ? await findHandle(deps.db, handle) : undefined;
+  if (!row) throw relayErrors.unknownHandle();
+  const specBase = config.spec_base.replace(/\/+$/, '');
+  return {
+    subject: `acct:${fqhn(row.handle, config.server)}`,
+    links: [
+      {
+        rel: `${specBase}/v1/handle`,
+        type: 'application/json',
+        href: `https://${config.server}/v1/u/${row.handle}`,
+      },
+      {
+        rel: `${specBase}/v1/sigchain`,
+        type: 'application/jsonl',
+        href: sigchainUrl(config.sig_server_url, row.primary_key),
+      },
+    ],
+  };
+}

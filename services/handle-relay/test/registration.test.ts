@@ -1,0 +1,393 @@
+import request from 'supertest';
+import {
+  generateKeyPair,
+  primaryOf,
+  signJcs,
+  toHex,
+  type RegistrationEnvelope,
+} from '../src/client/index.js';
+import { RESERVED_HANDLES } from '../src/handles/handle-rules.js';
+import { registration, uniqueHandle } from './handle-factories.js';
+import type { ErrorBody } from './handle-factories.js';
+import type { HandleRecord } from '../src/handles/handle-record.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const SERVER = 'relay.test';
+const NOW_MS = 1_800_000_000_500;
+const NOW_S = Math.floor(NOW_MS / 1000);
+const MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('registration');
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  t.clock.fixedMs = NOW_MS;
+});
+
+function post(body: unknown) {
+  return request(t.app)
+    .post('/v1/register')
+    .send(body as object);
+}
+
+function badRequest(message: string) {
+  return { error: { code: 'bad_request', message } };
+}
+
+async function rowsFor(handle: string) {
+  return t.store.db.selectFrom('handle').selectAll().where('handle', '=', handle).execute();
+}
+
+/** Re-signs a payload with the given keys, keeping the signature's claimed key. */
+function resigned(body: RegistrationEnvelope, secretKey: Uint8Array): RegistrationEnvelope {
+  return { ...body, signature: { ...body.signature, sig: signJcs(body.payload, secretKey) } };
+}
+
+describe('POST /v1/register: a valid claim', () => {
+  it('answers 201 with the handle record and stores it', async () => {
+    const handle = uniqueHandle();
+    const { keys, body } = registration(SERVER, handle, { ts: NOW_S });
+    const primary = primaryOf(keys.publicKey);
+    const res = await post(body).expect(201);
+    expect(res.body).toEqual({
+      handle,
+      fqhn: `${handle}@${SERVER}`,
+      primary,
+      sigchain_url: `http://localhost:8090/v1/sigchains/ed25519/${toHex(keys.publicKey)}`,
+      registered_at: new Date(NOW_MS).toISOString(),
+      proofs: [],
+    });
+    expect((res.body as HandleRecord).registered_at).toMatch(MILLIS_UTC);
+    expect((res.body as HandleRecord).registered_at).toBe('2027-01-15T08:00:00.500Z');
+    const rows = await rowsFor(handle);
+    expect(rows).toEqual([
+      { handle, primary_key: primary, registered_at: new Date(NOW_MS), proofs: [] },
+    ]);
+  });
+
+  it('accepts extra payload fields, which are covered by the signature', async () => {
+    const handle = uniqueHandle();
+    const keys = generateKeyPair();
+    const payload = {
+      server: SERVER,
+      handle,
+      primary: primaryOf(keys.publicKey),
+      ts: NOW_S,
+      note: { hello: ['world', 1] },
+    };
+    const body = {
+      payload,
+      signature: {
+        alg: 'ed25519-sha512-jcs',
+        key: payload.primary,
+        sig: signJcs(payload, keys.secretKey),
+      },
+    };
+    await post(body).expect(201);
+    const tampered = { ...body, payload: { ...payload, handle: uniqueHandle(), note: 'changed' } };
+    const res = await post(tampered).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+  });
+
+  it('stores a primary given in uppercase hex as lowercase', async () => {
+    const handle = uniqueHandle();
+    const keys = generateKeyPair();
+    const upper = `ed25519:${toHex(keys.publicKey).toUpperCase()}`;
+    const payload = { server: SERVER, handle, primary: upper, ts: NOW_S };
+    const body = {
+      payload,
+      signature: { alg: 'ed25519-sha512-jcs', key: upper, sig: signJcs(payload, keys.secretKey) },
+    };
+    const res = await post(body).expect(201);
+    expect((res.body as HandleRecord).primary).toBe(primaryOf(keys.publicKey));
+  });
+
+  it('accepts the server name in another letter case', async () => {
+    const { body } = registration('RELAY.Test', uniqueHandle(), { ts: NOW_S });
+    await post(body).expect(201);
+  });
+});
+
+describe('POST /v1/register: (a) envelope and signature', () => {
+  it('refuses a malformed JSON body', async () => {
+    const res = await request(t.app)
+      .post('/v1/register')
+      .set('Content-Type', 'application/json')
+      .send('{"payload":')
+      .expect(400);
+    expect(res.body).toEqual(badRequest('malformed JSON body'));
+  });
+
+  it('refuses an empty body', async () => {
+    const res = await request(t.app).post('/v1/register').expect(400);
+    expect(res.body).toEqual(badRequest('request body must be a signed registration'));
+  });
+
+  it.each([
+    [
+      'no payload',
+      (b: RegistrationEnvelope) => ({ signature: b.signature }),
+      'payload must be an object',
+    ],
+    [
+      'no signature',
+      (b: RegistrationEnvelope) => ({ payload: b.payload }),
+      'signature must be an object',
+    ],
+    [
+      'a non-string handle',
+      (b: RegistrationEnvelope) => ({ ...b, payload: { ...b.payload, handle: 7 } }),
+      'payload.handle must be a string',
+    ],
+    [
+      'a fractional ts',
+      (b: RegistrationEnvelope) => ({ ...b, payload: { ...b.payload, ts: 1.5 } }),
+      'payload.ts must be an integer (Unix seconds)',
+    ],
+    [
+      'a string ts',
+      (b: RegistrationEnvelope) => ({ ...b, payload: { ...b.payload, ts: String(NOW_S) } }),
+      'payload.ts must be an integer (Unix seconds)',
+    ],
+    [
+      'no sig',
+      (b: RegistrationEnvelope) => ({
+        ...b,
+        signature: { alg: b.signature.alg, key: b.signature.key },
+      }),
+      'signature.sig must be a string',
+    ],
+  ])('refuses a body with %s', async (_name, mutate, message) => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const res = await post(mutate(body)).expect(400);
+    expect(res.body).toEqual(badRequest(message));
+  });
+
+  it('refuses an unsupported signature alg', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const res = await post({ ...body, signature: { ...body.signature, alg: 'rsa-sha256' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual(
+      badRequest('unsupported signature alg rsa-sha256 (expected ed25519-sha512-jcs)'),
+    );
+  });
+
+  it.each([
+    ['another scheme', (hex: string) => `x25519:${hex}`],
+    ['a 31-byte key', (hex: string) => `ed25519:${hex.slice(2)}`],
+    ['non-hex', (hex: string) => `ed25519:${'g'.repeat(hex.length)}`],
+  ])('refuses a signature key with %s', async (_name, makeKey) => {
+    const { keys, body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const key = makeKey(toHex(keys.publicKey));
+    const payload = { ...body.payload, primary: key };
+    const res = await post({
+      payload,
+      signature: { ...body.signature, key, sig: signJcs(payload, keys.secretKey) },
+    }).expect(400);
+    expect(res.body).toEqual(badRequest('signature.key must be ed25519:<64 hex characters>'));
+  });
+
+  it('refuses a signature key that differs from payload.primary', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const other = generateKeyPair();
+    const res = await post({
+      ...body,
+      signature: { ...body.signature, key: primaryOf(other.publicKey) },
+    }).expect(400);
+    expect(res.body).toEqual(badRequest('signature.key must equal payload.primary'));
+  });
+
+  it('refuses a payload changed after signing', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const handle = uniqueHandle();
+    const res = await post({ ...body, payload: { ...body.payload, handle } }).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+    expect(await rowsFor(handle)).toEqual([]);
+  });
+
+  it('refuses a payload signed by a key other than the one it names', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const res = await post(resigned(body, generateKeyPair().secretKey)).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+  });
+
+  it('refuses a garbled signature', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const res = await post({ ...body, signature: { ...body.signature, sig: 'zz' } }).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+  });
+
+  it('checks the signature before the server name', async () => {
+    const { body } = registration('other.test', uniqueHandle(), { ts: NOW_S });
+    const res = await post(resigned(body, generateKeyPair().secretKey)).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+  });
+});
+
+describe('POST /v1/register: (b) server', () => {
+  it('refuses a registration for another server', async () => {
+    const { body } = registration('other.test', uniqueHandle(), { ts: NOW_S });
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(
+      badRequest('registration server other.test does not match this server relay.test'),
+    );
+  });
+
+  it('checks the server before the handle rules', async () => {
+    const { body } = registration('other.test', 'ADMIN', { ts: NOW_S });
+    const res = await post(body).expect(400);
+    expect((res.body as ErrorBody).error.message).toMatch(/does not match this server/);
+  });
+});
+
+describe('POST /v1/register: (c) handle rules', () => {
+  it.each([
+    ['ab', 'handle must be 3-32 characters'],
+    ['a'.repeat(33), 'handle must be 3-32 characters'],
+    ['', 'handle must be 3-32 characters'],
+    ['Alice', 'handle may contain only lowercase letters a-z, digits 0-9, _ and -'],
+    ['ali.ce', 'handle may contain only lowercase letters a-z, digits 0-9, _ and -'],
+    ['ali ce', 'handle may contain only lowercase letters a-z, digits 0-9, _ and -'],
+    ['alicé', 'handle may contain only lowercase letters a-z, digits 0-9, _ and -'],
+    ['_alice', 'handle must start with a letter or digit'],
+    ['-alice', 'handle must start with a letter or digit'],
+  ])('refuses %j: %s', async (handle, message) => {
+    const { body } = registration(SERVER, handle, { ts: NOW_S });
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(badRequest(message));
+  });
+
+  it.each([...RESERVED_HANDLES].filter((h) => h.length >= 3))(
+    'refuses the reserved name %s',
+    async (handle) => {
+      const { body } = registration(SERVER, handle, { ts: NOW_S });
+      const res = await post(body).expect(400);
+      expect(res.body).toEqual(badRequest(`handle ${handle} is reserved`));
+    },
+  );
+
+  it.each(['abc', 'z'.repeat(32), '0day', 'a_b-c'])('accepts %s', async (handle) => {
+    const { body } = registration(SERVER, handle, { ts: NOW_S });
+    await post(body).expect(201);
+  });
+
+  it('checks the handle rules before the timestamp', async () => {
+    const { body } = registration(SERVER, 'ab', { ts: NOW_S - 3600 });
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(badRequest('handle must be 3-32 characters'));
+  });
+});
+
+describe('POST /v1/register: (d) timestamp within 300 s', () => {
+  it.each([-299, -300, 299, 300])('accepts a timestamp %i s from server time', async (skew) => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S + skew });
+    await post(body).expect(201);
+  });
+
+  it.each([-301, 301, -86400])('refuses a timestamp %i s from server time', async (skew) => {
+    const handle = uniqueHandle();
+    const { body } = registration(SERVER, handle, { ts: NOW_S + skew });
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(
+      badRequest('registration timestamp is more than 300 s away from server time'),
+    );
+    expect(await rowsFor(handle)).toEqual([]);
+  });
+});
+
+describe('POST /v1/register: (e) one owner per handle, one handle per primary', () => {
+  it('answers 409 for a handle already claimed and keeps the first owner', async () => {
+    const first = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    await post(first.body).expect(201);
+    const second = registration(SERVER, first.body.payload.handle, { ts: NOW_S });
+    const res = await post(second.body).expect(409);
+    expect(res.body).toEqual({
+      error: {
+        code: 'conflict',
+        message: `handle ${first.body.payload.handle} is already claimed`,
+      },
+    });
+    const rows = await rowsFor(first.body.payload.handle);
+    expect(rows.map((r) => r.primary_key)).toEqual([first.body.payload.primary]);
+  });
+
+  it('answers 409 when the primary already owns a handle', async () => {
+    const first = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    await post(first.body).expect(201);
+    const handle = uniqueHandle();
+    const again = registration(SERVER, handle, { keys: first.keys, ts: NOW_S });
+    const res = await post(again.body).expect(409);
+    expect(res.body).toEqual({
+      error: { code: 'conflict', message: 'this primary already owns a handle' },
+    });
+    expect(await rowsFor(handle)).toEqual([]);
+  });
+
+  it('gives exactly one 201 when many keys claim one handle at once', async () => {
+    const handle = uniqueHandle('race');
+    const claims = Array.from({ length: 12 }, () => registration(SERVER, handle, { ts: NOW_S }));
+    const results = await Promise.all(claims.map((c) => post(c.body)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, ...Array<number>(11).fill(409)]);
+    const winner = results.find((r) => r.status === 201);
+    const rows = await rowsFor(handle);
+    expect(rows.map((r) => r.primary_key)).toEqual([
+      (winner?.body as HandleRecord | undefined)?.primary,
+    ]);
+  });
+
+  it('gives exactly one 201 when one key claims many handles at once', async () => {
+    const keys = generateKeyPair();
+    const claims = Array.from({ length: 8 }, () =>
+      registration(SERVER, uniqueHandle('multi'), { keys, ts: NOW_S }),
+    );
+    const results = await Promise.all(claims.map((c) => post(c.body)));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array<number>(7).fill(409)]);
+    const owned = await t.store.db
+      .selectFrom('handle')
+      .select('handle')
+      .where('primary_key', '=', primaryOf(keys.publicKey))
+      .execute();
+    expect(owned).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/register: HTTP edges', () => {
+  it('answers 405 with Allow for another method', async () => {
+    const res = await request(t.app).get('/v1/register').expect(405);
+    expect(res.headers.allow).toBe('POST');
+    expect(res.body).toEqual({
+      error: { code: 'method_not_allowed', message: 'method not allowed' },
+    });
+  });
+
+  it('answers 413 for a body over 64 KB', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const big = { ...body, payload: { ...body.payload, pad: 'x'.repeat(70_000) } };
+    const res = await post(big).expect(413);
+    expect(res.body).toEqual({
+      error: { code: 'payload_too_large', message: 'request body too large' },
+    });
+  });
+});
+
+describe('registration record', () => {
+  it('builds sigchain_url without the trailing slash of sig_server_url', async () => {
+    const other = await createTestApp('registration_sig', {
+      sig_server_url: 'https://sig.example.org/base/',
+    });
+    try {
+      const { keys, body } = registration(SERVER, uniqueHandle());
+      const res = await request(other.app).post('/v1/register').send(body).expect(201);
+      expect((res.body as HandleRecord).sigchain_url).toBe(
+        `https://sig.example.org/base/v1/sigchains/ed25519/${toHex(keys.publicKey)}`,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+});
