@@ -8,10 +8,21 @@ import {
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { AssetService } from './assets/asset.service.js';
+import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
+import { maxAssetTimestamp } from './assets/asset.repository.js';
+import { IngestService } from './assets/ingest.service.js';
+import { TimestampIssuer } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/health.routes.js';
+import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchRoutes } from './search/search.routes.js';
+import type { AssetStorage } from './storage/asset-storage.js';
+import { storageLayout } from './storage/layout.js';
+import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
+import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
+import { ThumbnailService } from './thumbnails/thumbnail.service.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -20,6 +31,12 @@ export interface AppDeps {
   ping: () => Promise<boolean>;
   logger: Logger;
   version: string;
+  /** The prepared storage root and its attribute port (`openAssetStorage`). */
+  storage: AssetStorage;
+  /** Epoch milliseconds; timestamps are issued from it. */
+  clock: () => number;
+  /** Image resizing; sharp unless a test wraps it. */
+  thumbnailRenderer?: ThumbnailRenderer;
 }
 
 /** Builds the asset-store HTTP app; nothing is wired at import time. */
@@ -32,7 +49,28 @@ export function createApp(deps: AppDeps): Express {
   app.use(metrics.middleware);
   app.get('/metrics', metrics.handler);
   app.use(healthRoutes(deps));
+  app.use(openApiRoutes(deps));
+  app.use('/api/v1/can/:container', onlyContainerZero);
+  const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
+  app.use(
+    '/api/v1/can/0',
+    assetRoutes({
+      assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
+      ingest: new IngestService({ db: deps.db, storage: deps.storage, timestamps }),
+      tmpDir: deps.storage.layout.tmp,
+      maxUploadBytes: deps.config.max_upload_bytes,
+      maxJsonBytes: deps.config.max_json_bytes,
+    }),
+  );
   app.use('/api/v1/can/0', searchRoutes(deps));
+  const thumbnails = new ThumbnailService({
+    db: deps.db,
+    layout: storageLayout(deps.config.storage_root),
+    renderer: deps.thumbnailRenderer ?? sharpRenderer,
+    cacheEnabled: deps.config.enable_thumbnail_cache,
+    logger: deps.logger,
+  });
+  app.use('/api/v1/can/0', thumbnailRoutes({ thumbnails }));
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));
   return app;

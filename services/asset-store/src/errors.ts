@@ -22,7 +22,7 @@ export const assetErrors = {
   /** The asset's file is gone from the storage root. */
   missingFile: () => new AppError(500, 'corrupted', 'asset is corrupted: its file is missing'),
   /** File ingest without a `file` part. */
-  missingFile400: () => errors.badRequest('missing file: exactly one "file" part is required'),
+  missingFilePart: () => errors.badRequest('missing file: exactly one "file" part is required'),
   /** File ingest with more than one `file` part. */
   tooManyFiles: () => errors.badRequest('too many files: exactly one "file" part is required'),
   /** A multipart part that is neither `file` nor a known field. */

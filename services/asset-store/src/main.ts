@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import { ConfigError, splitListen } from '@svc/config';
 import { createLogger, serve } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openIndex, targetFor } from './db/database.js';
+import { openAssetStorage } from './storage/asset-storage.js';
 import { readVersion } from './version.js';
 
 function configOrExit(): Config {
@@ -20,10 +20,12 @@ function configOrExit(): Config {
 async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger('asset-store', config.log_level);
-  fs.mkdirSync(config.storage_root, { recursive: true });
+  const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const app = createApp({
     config,
+    storage,
+    clock: Date.now,
     db: index.db,
     ping: index.ping,
     logger,

@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { createApp } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { openIndex, type Database } from '../src/db/database.js';
+import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
 
 /** One test file's world: its own database, storage folder and app. */
 export interface TestApp {
@@ -15,6 +16,7 @@ export interface TestApp {
   config: Config;
   index: DatabaseHandle<Database>;
   storageRoot: string;
+  storage: AssetStorage;
   close(): Promise<void>;
 }
 
@@ -29,11 +31,15 @@ export async function createTestApp(
   );
   const testDb = await createTestDatabase(`asset_${label}`);
   const index = await openIndex(testDb.target);
+  const logger = createLogger('asset-store-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+  const storage = await openAssetStorage(storageRoot, logger);
   const app = createApp({
     config,
+    storage,
+    clock: Date.now,
     db: index.db,
     ping: index.ping,
-    logger: createLogger('asset-store-test', 'silent'),
+    logger,
     version: '0.1.0',
   });
   return {
@@ -41,6 +47,7 @@ export async function createTestApp(
     config,
     index,
     storageRoot,
+    storage,
     close: async () => {
       await index.close();
       await testDb.drop();

@@ -1,3 +1,4 @@
+import type { AssetAttributes } from '../storage/attributes.js';
 import type { AssetRow } from './asset.table.js';
 
 /**
@@ -42,4 +43,9 @@ export function toAssetRecord(row: AssetRow): AssetRecord {
     if (value !== null && value !== '') record[key] = value;
   }
   return record;
+}
+
+/** The attributes a file carries for a record (the same fields, under the same names). */
+export function toAssetAttributes(record: AssetRecord): AssetAttributes {
+  return { ...record, tags: [...record.tags] };
 }

@@ -215,7 +215,8 @@ export class SidecarAttributeStore implements AttributeStore {
   async write(file: string, attrs: AssetAttributes): Promise<void> {
     await fs.mkdir(this.metaDir, { recursive: true });
     const target = this.sidecarPath(file);
-    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    // A short temporary name: the target's own name may already be near the 255-byte cap.
+    const temp = path.join(this.metaDir, `.${randomBytes(6).toString('hex')}.tmp`);
     const handle = await fs.open(temp, 'w');
     try {
       await handle.writeFile(JSON.stringify(attrs), 'utf8');

@@ -48,7 +48,11 @@ export interface FilenameParts {
   ext: string;
 }
 
-const MAX_FILENAME_BYTES = 255;
+/**
+ * The contract's 255-byte cap, less room for `.json`: the sidecar `.meta/<filename>.json`
+ * must be a legal name too.
+ */
+const MAX_FILENAME_BYTES = 255 - '.json'.length;
 
 /** A tag as it may appear in a filename: anything outside `[A-Za-z0-9-]` becomes `-`. */
 export function sanitizeTag(tag: string): string {
@@ -58,7 +62,7 @@ export function sanitizeTag(tag: string): string {
 
 /**
  * `{timestamp}_{hash}_{tags}.{ext}` (or `{timestamp}_{hash}.{ext}` without tags), the tags
- * part cut so the whole name stays within 255 bytes. Every character is ASCII by then, so
+ * part cut so the whole name stays within 250 bytes (255 with the sidecar's `.json`). Every character is ASCII by then, so
  * bytes and characters agree.
  */
 export function physicalFilename(parts: FilenameParts): string {

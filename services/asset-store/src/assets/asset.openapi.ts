@@ -1,0 +1,200 @@
+import {
+  errorResponses,
+  ref,
+  successResponse,
+  type JsonObject,
+  type OpenApiFeature,
+} from '../openapi/openapi.js';
+import { MAX_DESCRIPTION, MAX_TEXT } from './asset.schemas.js';
+import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.js';
+
+const BASE = '/api/v1/can/0';
+
+const hashParameter: JsonObject = {
+  name: 'hash',
+  in: 'path',
+  required: true,
+  description: 'The asset hash: 64 hexadecimal characters, either case.',
+  schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
+};
+
+const text = (max: number, description: string): JsonObject => ({
+  type: 'string',
+  maxLength: max,
+  description,
+});
+
+const ingestFields: Record<string, JsonObject> = {
+  mime_type: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$',
+    description: 'Overrides the detected type (and the file extension).',
+  },
+  human_file_name: text(MAX_TEXT, 'Logical file name.'),
+  human_readable_path: text(MAX_TEXT, 'Logical folder path.'),
+  application: text(MAX_TEXT, 'Producing application.'),
+  user: text(MAX_TEXT, 'User or agent identity.'),
+  tags: {
+    type: 'string',
+    description: `Comma-separated; trimmed, empty ones and duplicates dropped; at most ${MAX_TAGS} tags of 1-${MAX_TAG_LENGTH} characters.`,
+  },
+  description: text(MAX_DESCRIPTION, 'Description.'),
+};
+
+const ingestAnswers = {
+  '200': successResponse('Stored', ref('IngestResult')),
+  ...errorResponses({
+    400: 'Invalid input (named in the message)',
+    413: 'Content over the limit; nothing kept',
+    500: 'Unexpected failure; nothing kept',
+  }),
+};
+
+const hashErrors = errorResponses({
+  400: 'Malformed hash',
+  404: 'Unknown hash or container',
+});
+
+const schemas: Record<string, JsonObject> = {
+  AssetRecord: {
+    type: 'object',
+    required: ['hash', 'mime_type', 'tags', 'timestamp', 'is_trashed', 'is_corrupted'],
+    additionalProperties: false,
+    properties: {
+      hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      mime_type: { type: 'string' },
+      application: { type: 'string', minLength: 1 },
+      user: { type: 'string', minLength: 1 },
+      tags: { type: 'array', items: { type: 'string' } },
+      description: { type: 'string', minLength: 1 },
+      human_filename: { type: 'string', minLength: 1 },
+      human_path: { type: 'string', minLength: 1 },
+      timestamp: { type: 'integer', minimum: 0 },
+      is_trashed: { type: 'boolean' },
+      is_corrupted: { type: 'boolean' },
+    },
+  },
+  IngestResult: {
+    type: 'object',
+    required: ['timestamp', 'hash', 'filename'],
+    additionalProperties: false,
+    properties: {
+      timestamp: { type: 'integer', minimum: 0 },
+      hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      filename: { type: 'string', description: 'Physical filename, without folders.' },
+    },
+  },
+};
+
+/** Ingest, download, metadata, PATCH, trash and restore in the OpenAPI document. */
+export const assetOpenApi: OpenApiFeature = {
+  schemas,
+  paths: {
+    [`${BASE}/ingest`]: {
+      post: {
+        summary: 'Ingest a file',
+        operationId: 'ingestFile',
+        requestBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: { file: { type: 'string', format: 'binary' }, ...ingestFields },
+              },
+            },
+          },
+        },
+        responses: ingestAnswers,
+      },
+    },
+    [`${BASE}/ingest/data`]: {
+      post: {
+        summary: 'Ingest a JSON value',
+        operationId: 'ingestData',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['data'],
+                properties: {
+                  data: { description: 'Any JSON value; stored as JSON.stringify(data, null, 2).' },
+                  ...ingestFields,
+                },
+              },
+            },
+          },
+        },
+        responses: ingestAnswers,
+      },
+    },
+    [`${BASE}/asset/{hash}`]: {
+      parameters: [hashParameter],
+      get: {
+        summary: 'Download the content (HEAD, Range and If-None-Match supported)',
+        operationId: 'getAsset',
+        responses: {
+          '200': {
+            description: 'The bytes, with Content-Type, Content-Disposition, ETag',
+            content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+          },
+          '206': { description: 'The requested range' },
+          '304': { description: 'Not modified (If-None-Match)' },
+          '416': {
+            description: 'Range not satisfiable',
+            content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+          },
+          ...hashErrors,
+          ...errorResponses({ 500: 'The asset is corrupted or its file is missing' }),
+        },
+      },
+      patch: {
+        summary: 'Replace tags and/or description',
+        operationId: 'updateAsset',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  tags: { type: 'array', items: { type: 'string' }, maxItems: MAX_TAGS },
+                  description: { type: 'string', maxLength: MAX_DESCRIPTION },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': successResponse('Updated', { const: 'updated' }),
+          ...hashErrors,
+        },
+      },
+      delete: {
+        summary: 'Move to the trash (idempotent)',
+        operationId: 'trashAsset',
+        responses: { '200': successResponse('Trashed', { const: 'trashed' }), ...hashErrors },
+      },
+    },
+    [`${BASE}/asset/{hash}/meta`]: {
+      parameters: [hashParameter],
+      get: {
+        summary: 'The metadata record',
+        operationId: 'getAssetMeta',
+        responses: { '200': successResponse('The record', ref('AssetRecord')), ...hashErrors },
+      },
+    },
+    [`${BASE}/asset/{hash}/restore`]: {
+      parameters: [hashParameter],
+      post: {
+        summary: 'Take out of the trash (idempotent)',
+        operationId: 'restoreAsset',
+        responses: { '200': successResponse('Restored', { const: 'restored' }), ...hashErrors },
+      },
+    },
+  },
+};

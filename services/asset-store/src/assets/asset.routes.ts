@@ -1,0 +1,117 @@
+import { methodNotAllowed, success } from '@svc/envelope';
+import express, { Router, type RequestHandler } from 'express';
+import multer from 'multer';
+import { assetErrors } from '../errors.js';
+import { sendAsset } from './asset-download.js';
+import { parseInput, patchSchema, MAX_DESCRIPTION } from './asset.schemas.js';
+import { parseHash, type AssetService } from './asset.service.js';
+import type { IngestService } from './ingest.service.js';
+import {
+  fromMulterError,
+  StagingStorageEngine,
+  type StagedPart,
+} from './staging-storage-engine.js';
+
+/** What the asset routes call. */
+export interface AssetRoutesDeps {
+  assets: AssetService;
+  ingest: IngestService;
+  tmpDir: string;
+  maxUploadBytes: number;
+  maxJsonBytes: number;
+}
+
+/** Stream chunks of 1 MiB: fewer syscalls and hash updates for large uploads. */
+const STREAM_CHUNK = 1 << 20;
+
+/** `POST /ingest`'s body: exactly one `file` part (streamed to `.tmp/`) plus text fields. */
+function multipartUpload(deps: AssetRoutesDeps): RequestHandler {
+  const upload = multer({
+    storage: new StagingStorageEngine({
+      tmpDir: deps.tmpDir,
+      maxBytes: deps.maxUploadBytes,
+      nextTimestamp: () => deps.ingest.nextTimestamp(),
+    }),
+    limits: {
+      // Descriptions of 16,384 characters may take 4 bytes each in UTF-8.
+      fieldSize: MAX_DESCRIPTION * 4,
+      fields: 32,
+      parts: 40,
+    },
+    highWaterMark: STREAM_CHUNK,
+    fileHwm: STREAM_CHUNK,
+  } as multer.Options).single('file');
+  return (req, res, next) => {
+    upload(req, res, (err: unknown) =>
+      next(err ? fromMulterError(err, deps.maxUploadBytes) : undefined),
+    );
+  };
+}
+
+/** Ingest, download, metadata, PATCH, trash and restore, under `/api/v1/can/0`. */
+export function assetRoutes(deps: AssetRoutesDeps): Router {
+  const router = Router();
+  const json = express.json({ limit: deps.maxJsonBytes, type: () => true });
+
+  router
+    .route('/ingest')
+    .post(multipartUpload(deps), async (req, res) => {
+      const file = req.file as (Express.Multer.File & StagedPart) | undefined;
+      const result = await deps.ingest.ingestUpload(
+        file && { staged: file.staged, originalName: file.originalname || undefined },
+        req.body,
+      );
+      res.json(success(result));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/ingest/data')
+    .post(json, async (req, res) => {
+      res.json(success(await deps.ingest.ingestData(req.body)));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/asset/:hash')
+    .get(async (req, res) => {
+      const asset = await deps.assets.locate(parseHash(req.params.hash));
+      await sendAsset(req, res, asset);
+    })
+    .patch(json, async (req, res) => {
+      const hash = parseHash(req.params.hash);
+      await deps.assets.update(hash, parseInput(patchSchema, req.body, 'body'));
+      res.json(success('updated'));
+    })
+    .delete(async (req, res) => {
+      await deps.assets.trash(parseHash(req.params.hash));
+      res.json(success('trashed'));
+    })
+    .all(methodNotAllowed(['GET', 'HEAD', 'PATCH', 'DELETE']));
+
+  router
+    .route('/asset/:hash/meta')
+    .get(async (req, res) => {
+      res.json(success(await deps.assets.getRecord(parseHash(req.params.hash))));
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  router
+    .route('/asset/:hash/restore')
+    .post(async (req, res) => {
+      await deps.assets.restore(parseHash(req.params.hash));
+      res.json(success('restored'));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  return router;
+}
+
+/**
+ * `/api/v1/can/{container}/…` for any container but `0`: 404, whatever follows, so the
+ * answer is the same for every feature mounted under the container.
+ */
+export const onlyContainerZero: RequestHandler = (req, _res, next) => {
+  if (req.params.container !== '0') throw assetErrors.containerNotFound();
+  next();
+};

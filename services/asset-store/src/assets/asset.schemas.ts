@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { assetErrors } from '../errors.js';
+import { characterCount, normalizeTags, splitTags, tagsProblem } from './tags.js';
+
+/** Longest free-text field (names, paths, application, user), in characters. */
+export const MAX_TEXT = 1024;
+/** Longest description, in characters. */
+export const MAX_DESCRIPTION = 16_384;
+
+const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+
+/** `type/subtype`, stored lowercase (MIME types are case-insensitive). */
+const mimeType = z
+  .string({ error: 'expected a string' })
+  .regex(MIME, 'expected a MIME type like type/subtype')
+  .transform((s) => s.toLowerCase());
+
+/** Free text up to `max` characters; an empty string means absent. */
+function optionalText(max: number) {
+  return z
+    .string({ error: 'expected a string' })
+    .refine((s) => characterCount(s) <= max, `expected at most ${max} characters`)
+    .optional()
+    .transform((s) => (s === '' ? undefined : s));
+}
+
+const tagList = z.array(z.string()).superRefine((tags, ctx) => {
+  const problem = tagsProblem(tags);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** The ingest-time metadata fields, shared by file and data ingest. */
+export const ingestFieldsSchema = z.object({
+  mime_type: mimeType.optional(),
+  human_file_name: optionalText(MAX_TEXT),
+  human_readable_path: optionalText(MAX_TEXT),
+  application: optionalText(MAX_TEXT),
+  user: optionalText(MAX_TEXT),
+  description: optionalText(MAX_DESCRIPTION),
+  tags: z
+    .string({ error: 'expected a comma-separated string' })
+    .optional()
+    .transform((s) => (s === undefined ? [] : splitTags(s)))
+    .pipe(tagList),
+});
+
+/** Validated ingest metadata: tags normalised, empty texts absent. */
+export type IngestFields = z.infer<typeof ingestFieldsSchema>;
+
+/** The body of `PATCH /asset/{hash}`: only `tags` and `description`. */
+export const patchSchema = z.strictObject({
+  tags: z
+    .array(z.string({ error: 'expected an array of strings' }), {
+      error: 'expected an array of strings',
+    })
+    .transform(normalizeTags)
+    .pipe(tagList)
+    .optional(),
+  description: z
+    .string({ error: 'expected a string' })
+    .refine(
+      (s) => characterCount(s) <= MAX_DESCRIPTION,
+      `expected at most ${MAX_DESCRIPTION} characters`,
+    )
+    .optional(),
+});
+
+/** A validated metadata change. */
+export type AssetPatch = z.infer<typeof patchSchema>;
+
+/**
+ * Parses `value` or throws a 400 naming the first field that is wrong, so the client
+ * learns exactly what to fix.
+ */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw assetErrors.badRequest(`invalid ${what}: expected a JSON object`);
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    throw assetErrors.badRequest(`invalid ${what}: unknown field "${issue.keys[0]}"`);
+  }
+  const field = issue.path.length > 0 ? String(issue.path[0]) : what;
+  throw assetErrors.badRequest(`invalid ${field}: ${issue.message}`);
+}

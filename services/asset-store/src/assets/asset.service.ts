@@ -1,0 +1,113 @@
+import fs from 'node:fs/promises';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import { assetErrors } from '../errors.js';
+import type { AssetStorage } from '../storage/asset-storage.js';
+import { toAbsolutePath } from '../storage/layout.js';
+import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
+import { findAssetByHash, findAssetByHashForUpdate, updateAsset } from './asset.repository.js';
+import type { AssetPatch } from './asset.schemas.js';
+import type { AssetRow, AssetRowUpdate } from './asset.table.js';
+import { isAssetHash } from './content-hash.js';
+
+/** What reading and changing assets needs from outside. */
+export interface AssetServiceDeps {
+  db: Kysely<Database>;
+  storage: AssetStorage;
+  logger: Pick<Logger, 'warn'>;
+}
+
+/** An asset whose file is there to be served. */
+export interface LocatedAsset {
+  record: AssetRecord;
+  absolutePath: string;
+  /** The physical filename, for `Content-Disposition` when no human name is known. */
+  filename: string;
+  size: number;
+}
+
+/** A `{hash}` path segment, checked and lowercased; 400 when it is not 64 hex characters. */
+export function parseHash(value: string): string {
+  if (!isAssetHash(value)) throw assetErrors.badHash();
+  return value.toLowerCase();
+}
+
+/**
+ * Reads and changes existing assets. Every change updates the row and rewrites the file's
+ * attributes inside one transaction holding the row lock, so the two never disagree and
+ * concurrent changes to one asset apply in order.
+ */
+export class AssetService {
+  constructor(private readonly deps: AssetServiceDeps) {}
+
+  /** The metadata record; corrupted assets included (with `is_corrupted: true`). */
+  async getRecord(hash: string): Promise<AssetRecord> {
+    const row = await findAssetByHash(this.deps.db, hash);
+    if (!row) throw assetErrors.notFound();
+    return toAssetRecord(row);
+  }
+
+  /** The asset's file for download; 500 when it is flagged corrupted or gone. */
+  async locate(hash: string): Promise<LocatedAsset> {
+    const row = await findAssetByHash(this.deps.db, hash);
+    if (!row) throw assetErrors.notFound();
+    if (row.is_corrupted) throw assetErrors.corrupted();
+    const absolutePath = toAbsolutePath(this.deps.storage.layout, row.path);
+    let size: number;
+    try {
+      size = (await fs.stat(absolutePath)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw assetErrors.missingFile();
+      throw err;
+    }
+    return {
+      record: toAssetRecord(row),
+      absolutePath,
+      filename: row.path.split('/').pop()!,
+      size,
+    };
+  }
+
+  /** `PATCH`: replaces tags and/or description; the file is never renamed. */
+  async update(hash: string, patch: AssetPatch): Promise<void> {
+    const changes: AssetRowUpdate = {};
+    if (patch.tags !== undefined) changes.tags = patch.tags;
+    if (patch.description !== undefined) {
+      changes.description = patch.description === '' ? null : patch.description;
+    }
+    await this.change(hash, changes);
+  }
+
+  /** Moves to the trash; trashing a trashed asset is fine. */
+  async trash(hash: string): Promise<void> {
+    await this.change(hash, { is_trashed: true });
+  }
+
+  /** Takes out of the trash; restoring an untrashed asset is fine. */
+  async restore(hash: string): Promise<void> {
+    await this.change(hash, { is_trashed: false });
+  }
+
+  private async change(hash: string, changes: AssetRowUpdate): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const current = await findAssetByHashForUpdate(trx, hash);
+      if (!current) throw assetErrors.notFound();
+      if (Object.keys(changes).length === 0) return;
+      const updated = await updateAsset(trx, hash, changes);
+      await this.writeAttributes(updated ?? current);
+    });
+  }
+
+  private async writeAttributes(row: AssetRow): Promise<void> {
+    const file = toAbsolutePath(this.deps.storage.layout, row.path);
+    try {
+      await this.deps.storage.attributes.write(file, toAssetAttributes(toAssetRecord(row)));
+    } catch (err) {
+      // A missing file cannot carry attributes; the row still records the change, and
+      // the verifier reports the file as gone.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.deps.logger.warn({ hash: row.hash }, 'asset file missing; attributes not written');
+    }
+  }
+}

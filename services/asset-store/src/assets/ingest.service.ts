@@ -1,0 +1,150 @@
+import path from 'node:path';
+import { fileTypeFromBuffer } from 'file-type';
+import type { Kysely } from 'kysely';
+import mime from 'mime-types';
+import type { Database } from '../db/database.js';
+import { assetErrors } from '../errors.js';
+import type { AssetStorage } from '../storage/asset-storage.js';
+import type { AssetAttributes } from '../storage/attributes.js';
+import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
+import {
+  commitStagedFile,
+  discardFile,
+  stageBuffer,
+  type StagedFile,
+} from '../storage/staged-file.js';
+import { insertAsset } from './asset.repository.js';
+import { ingestFieldsSchema, parseInput, type IngestFields } from './asset.schemas.js';
+import type { TimestampIssuer } from './timestamp-issuer.js';
+
+/** The `data` of both ingest answers. */
+export interface IngestResult {
+  timestamp: number;
+  hash: string;
+  filename: string;
+}
+
+/** What ingest needs from outside. */
+export interface IngestDeps {
+  db: Kysely<Database>;
+  storage: AssetStorage;
+  timestamps: TimestampIssuer;
+}
+
+/** An upload the storage engine has staged, with the part's own file name. */
+export interface StagedUpload {
+  staged: StagedFile;
+  originalName?: string;
+}
+
+/**
+ * Turns staged content into an asset: validate the metadata, decide type and name, rename
+ * into place, write the attributes, then the index row. Any failure removes what was done,
+ * so an unacknowledged ingest leaves no file, no attributes and no row.
+ */
+export class IngestService {
+  constructor(private readonly deps: IngestDeps) {}
+
+  /** The next asset timestamp (strictly increasing). */
+  nextTimestamp(): Promise<number> {
+    return this.deps.timestamps.next();
+  }
+
+  /** `POST /ingest`: the staged `file` part plus the form's text fields. */
+  async ingestUpload(upload: StagedUpload | undefined, form: unknown): Promise<IngestResult> {
+    if (!upload) throw assetErrors.missingFilePart();
+    let fields: IngestFields;
+    try {
+      fields = parseInput(ingestFieldsSchema, form, 'form');
+    } catch (err) {
+      await discardFile(upload.staged.tmpPath);
+      throw err;
+    }
+    const nameForType = upload.originalName ?? fields.human_file_name;
+    const mimeType =
+      fields.mime_type ??
+      lookupMime(nameForType) ??
+      (await fileTypeFromBuffer(upload.staged.head))?.mime ??
+      'application/octet-stream';
+    // The generic type says nothing about the content: the original extension says more.
+    const typeExt = mimeType === 'application/octet-stream' ? false : mime.extension(mimeType);
+    const ext = chooseExtension(typeExt, nameForType);
+    return this.commit(upload.staged, fields, mimeType, ext);
+  }
+
+  /** `POST /ingest/data`: a JSON body holding `data` and the same metadata fields. */
+  async ingestData(body: unknown): Promise<IngestResult> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || !('data' in body)) {
+      throw assetErrors.badRequest('invalid body: expected a JSON object with a "data" key');
+    }
+    const { data, ...rest } = body;
+    const fields = parseInput(ingestFieldsSchema, rest, 'body');
+    const mimeType = fields.mime_type ?? 'application/json';
+    const ext = mime.extension(mimeType) || 'json';
+    const content = Buffer.from(JSON.stringify(data, null, 2), 'utf8');
+    const timestamp = await this.nextTimestamp();
+    const staged = await stageBuffer(this.deps.storage.layout.tmp, timestamp, content);
+    return this.commit(staged, fields, mimeType, ext);
+  }
+
+  private async commit(
+    staged: StagedFile,
+    fields: IngestFields,
+    mimeType: string,
+    ext: string,
+  ): Promise<IngestResult> {
+    const { layout, attributes } = this.deps.storage;
+    const filename = physicalFilename({
+      timestamp: staged.timestamp,
+      hash: staged.hash,
+      tags: fields.tags,
+      ext,
+    });
+    const finalPath = path.join(layout.root, filename);
+    try {
+      await commitStagedFile(staged, finalPath);
+    } catch (err) {
+      await discardFile(staged.tmpPath);
+      throw err;
+    }
+    const attrs: AssetAttributes = {
+      hash: staged.hash,
+      timestamp: staged.timestamp,
+      mime_type: mimeType,
+      application: fields.application,
+      user: fields.user,
+      tags: fields.tags,
+      description: fields.description,
+      human_filename: fields.human_file_name,
+      human_path: fields.human_readable_path,
+      is_trashed: false,
+      is_corrupted: false,
+    };
+    try {
+      await attributes.write(finalPath, attrs);
+      await insertAsset(this.deps.db, {
+        hash: staged.hash,
+        timestamp: staged.timestamp,
+        mime_type: mimeType,
+        application: fields.application ?? null,
+        user: fields.user ?? null,
+        tags: fields.tags,
+        description: fields.description ?? null,
+        human_filename: fields.human_file_name ?? null,
+        human_path: fields.human_readable_path ?? null,
+        path: toRelativePath(layout, finalPath),
+        size: staged.size,
+      });
+    } catch (err) {
+      await attributes.remove(finalPath).catch(() => undefined);
+      await discardFile(finalPath);
+      throw err;
+    }
+    return { timestamp: staged.timestamp, hash: staged.hash, filename };
+  }
+}
+
+function lookupMime(name: string | undefined): string | undefined {
+  if (!name) return undefined;
+  return mime.lookup(name) || undefined;
+}

@@ -1,0 +1,80 @@
+import type { Request } from 'express';
+import multer, { type StorageEngine } from 'multer';
+import { assetErrors } from '../errors.js';
+import { discardFile, stageStream, type StagedFile } from '../storage/staged-file.js';
+
+/** What the engine adds to multer's file object. */
+export interface StagedPart {
+  path: string;
+  size: number;
+  staged: StagedFile;
+}
+
+/**
+ * A multer storage engine that streams the `file` part into `.tmp/`, hashing as it goes
+ * (the timestamp is issued when the part starts, because the hash begins with it), and
+ * fsyncs it. It removes its own partial file on any failure (client gone, limit passed),
+ * since multer only cleans up parts the engine reported complete.
+ */
+export class StagingStorageEngine implements StorageEngine {
+  constructor(
+    private readonly options: {
+      tmpDir: string;
+      maxBytes: number;
+      nextTimestamp: () => Promise<number>;
+    },
+  ) {}
+
+  _handleFile(
+    _req: Request,
+    file: Express.Multer.File,
+    callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
+  ): void {
+    const { tmpDir, maxBytes, nextTimestamp } = this.options;
+    nextTimestamp()
+      .then((timestamp) =>
+        stageStream(tmpDir, timestamp, file.stream, {
+          maxBytes,
+          error: () => assetErrors.uploadTooLarge(maxBytes),
+        }),
+      )
+      .then(
+        (staged) => {
+          const part: StagedPart = { path: staged.tmpPath, size: staged.size, staged };
+          callback(null, part);
+        },
+        (err: unknown) => {
+          file.stream.resume();
+          callback(err);
+        },
+      );
+  }
+
+  _removeFile(
+    _req: Request,
+    file: Express.Multer.File,
+    callback: (error: Error | null) => void,
+  ): void {
+    discardFile(file.path).then(
+      () => callback(null),
+      (err: Error) => callback(err),
+    );
+  }
+}
+
+/** Multer's own failures, in the catalogue's words. */
+export function fromMulterError(err: unknown, maxBytes: number): unknown {
+  if (!(err instanceof multer.MulterError)) return err;
+  switch (err.code) {
+    case 'LIMIT_FILE_SIZE':
+      return assetErrors.uploadTooLarge(maxBytes);
+    case 'LIMIT_UNEXPECTED_FILE':
+      return err.field === 'file'
+        ? assetErrors.tooManyFiles()
+        : assetErrors.unexpectedPart(err.field ?? '');
+    case 'LIMIT_FIELD_VALUE':
+      return assetErrors.badRequest(`invalid ${err.field}: value too long`);
+    default:
+      return assetErrors.badRequest(`invalid multipart body: ${err.message}`);
+  }
+}

@@ -1,0 +1,43 @@
+import { errorResponses, successResponse, type OpenApiFeature } from '../openapi/openapi.js';
+
+/** `/healthz`, `/metrics` and `/openapi.json` in the OpenAPI document. */
+export const healthOpenApi: OpenApiFeature = {
+  paths: {
+    '/healthz': {
+      get: {
+        summary: 'Health: 200 once the index answers',
+        operationId: 'health',
+        responses: {
+          '200': successResponse('Serving', {
+            type: 'object',
+            required: ['status', 'version'],
+            additionalProperties: false,
+            properties: { status: { const: 'ok' }, version: { type: 'string' } },
+          }),
+          ...errorResponses({ 503: 'The index is unreachable' }),
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        summary: 'Prometheus metrics',
+        operationId: 'metrics',
+        responses: {
+          '200': { description: 'Text exposition format', content: { 'text/plain': {} } },
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        summary: 'This document',
+        operationId: 'openapi',
+        responses: {
+          '200': {
+            description: 'OpenAPI 3.1',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+        },
+      },
+    },
+  },
+};

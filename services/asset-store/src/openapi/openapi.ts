@@ -1,0 +1,84 @@
+/** A JSON object as OpenAPI documents are made of. */
+export type JsonObject = { [key: string]: unknown };
+
+/** What one feature contributes to the document: its paths and the schemas they name. */
+export interface OpenApiFeature {
+  /** Keyed by full path template, e.g. `/api/v1/can/0/asset/{hash}`. */
+  paths: Record<string, JsonObject>;
+  /** Component schemas, referenced as `#/components/schemas/<name>`. */
+  schemas?: Record<string, JsonObject>;
+}
+
+/** `#/components/schemas/<name>`. */
+export function ref(name: string): JsonObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+/** A 200 JSON answer `{status: "success", data: <schema>}`. */
+export function successResponse(description: string, data: JsonObject): JsonObject {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['status', 'data'],
+          additionalProperties: false,
+          properties: { status: { const: 'success' }, data },
+        },
+      },
+    },
+  };
+}
+
+/** One error answer in the envelope, for each status given. */
+export function errorResponses(described: Record<number, string>): Record<string, JsonObject> {
+  const out: Record<string, JsonObject> = {};
+  for (const [status, description] of Object.entries(described)) {
+    out[status] = {
+      description,
+      content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+    };
+  }
+  return out;
+}
+
+/** The schemas every feature may reference. */
+const commonSchemas: Record<string, JsonObject> = {
+  ErrorEnvelope: {
+    type: 'object',
+    required: ['status', 'error'],
+    additionalProperties: false,
+    properties: { status: { const: 'error' }, error: { type: 'string' } },
+  },
+};
+
+/** Builds the OpenAPI 3.1 document from the features' path objects. */
+export function buildOpenApiDocument(
+  version: string,
+  features: readonly OpenApiFeature[],
+): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  const schemas: Record<string, JsonObject> = { ...commonSchemas };
+  for (const feature of features) {
+    for (const [path, item] of Object.entries(feature.paths)) {
+      paths[path] = { ...(paths[path] ?? {}), ...item };
+    }
+    Object.assign(schemas, feature.schemas ?? {});
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'asset-store',
+      version,
+      description:
+        'Stores files and JSON values as assets identified by SHA-256(timestamp ‖ content).',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { getAttribute, listAttributes } from 'fs-xattr';
+import request from 'supertest';
+import type { Express } from 'express';
+import { hashBuffer } from '../src/assets/content-hash.js';
+import type { TestApp } from './test-app.js';
+
+/** The ingest answer as tests read it. */
+export interface Ingested {
+  timestamp: number;
+  hash: string;
+  filename: string;
+}
+
+/** A successful file ingest; fields are sent as form fields. */
+export async function ingestFile(
+  app: Express,
+  content: Buffer | string,
+  filename = 'file.bin',
+  fields: Record<string, string> = {},
+): Promise<Ingested> {
+  let req = request(app).post('/api/v1/can/0/ingest');
+  for (const [k, v] of Object.entries(fields)) req = req.field(k, v);
+  const res = await req.attach('file', Buffer.from(content), filename);
+  if (res.status !== 200) throw new Error(`ingest failed: ${res.status} ${res.text}`);
+  return (res.body as { data: Ingested }).data;
+}
+
+/** A successful data ingest. */
+export async function ingestData(app: Express, body: object): Promise<Ingested> {
+  const res = await request(app).post('/api/v1/can/0/ingest/data').send(body);
+  if (res.status !== 200) throw new Error(`data ingest failed: ${res.status} ${res.text}`);
+  return (res.body as { data: Ingested }).data;
+}
+
+/** The hash the service must have computed, recomputed independently. */
+export function expectedHash(content: Buffer | string, timestamp: number): string {
+  return hashBuffer(Buffer.from(content), timestamp);
+}
+
+/** Every asset file in the storage root (dot-folders excluded), by bare name. */
+export function storedFiles(t: TestApp): string[] {
+  return fs
+    .readdirSync(t.storageRoot)
+    .filter((n) => !n.startsWith('.'))
+    .sort();
+}
+
+/** What is left in `.tmp/`. */
+export function tmpFiles(t: TestApp): string[] {
+  return fs.existsSync(t.storage.layout.tmp) ? fs.readdirSync(t.storage.layout.tmp) : [];
+}
+
+/** The `user.can.*` xattrs of a stored file, as texts. */
+export async function xattrsOf(t: TestApp, filename: string): Promise<Record<string, string>> {
+  const file = path.join(t.storageRoot, filename);
+  const out: Record<string, string> = {};
+  for (const name of await listAttributes(file)) {
+    if (name.startsWith('user.can.')) {
+      out[name.slice('user.can.'.length)] = (await getAttribute(file, name)).toString('utf8');
+    }
+  }
+  return out;
+}
+
+/** Number of rows in the index. */
+export async function rowCount(t: TestApp): Promise<number> {
+  const row = await t.index.db
+    .selectFrom('asset')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A valid-looking hash that no asset has. */
+export const UNKNOWN_HASH = 'e'.repeat(64);

@@ -1,0 +1,277 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import {
+  expectedHash,
+  ingestFile,
+  rowCount,
+  storedFiles,
+  tmpFiles,
+  xattrsOf,
+} from './asset-helpers.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('ingest');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const INGEST = '/api/v1/can/0/ingest';
+
+describe('file ingest', () => {
+  it('stores the file under {timestamp}_{hash}_{tags}.{ext} with a hash anyone can recompute', async () => {
+    const content = Buffer.from('\x89PNG\r\n\x1a\n fake but named png');
+    const res = await request(t.app)
+      .post(INGEST)
+      .field('tags', ' holiday , sea side,holiday,, ')
+      .field('application', 'camera-app')
+      .field('user', 'alice')
+      .field('description', 'first day')
+      .field('human_file_name', 'Strand.png')
+      .field('human_readable_path', '/2026/summer')
+      .attach('file', content, 'IMG_1.png')
+      .expect(200);
+    const body = res.body as { data: { timestamp: number; hash: string; filename: string } };
+    const { timestamp, hash } = body.data;
+    expect(body).toEqual({
+      status: 'success',
+      data: { timestamp, hash, filename: `${timestamp}_${hash}_holiday_sea-side.png` },
+    });
+    expect(timestamp).toBeGreaterThan(1_700_000_000_000);
+    expect(hash).toBe(expectedHash(content, timestamp));
+    expect(fs.readFileSync(path.join(t.storageRoot, body.data.filename))).toEqual(content);
+
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
+    expect(meta.body).toEqual({
+      status: 'success',
+      data: {
+        hash,
+        mime_type: 'image/png',
+        application: 'camera-app',
+        user: 'alice',
+        tags: ['holiday', 'sea side'],
+        description: 'first day',
+        human_filename: 'Strand.png',
+        human_path: '/2026/summer',
+        timestamp,
+        is_trashed: false,
+        is_corrupted: false,
+      },
+    });
+    expect(await xattrsOf(t, body.data.filename)).toEqual({
+      hash,
+      timestamp: String(timestamp),
+      mime_type: 'image/png',
+      application: 'camera-app',
+      user: 'alice',
+      tags: '["holiday","sea side"]',
+      description: 'first day',
+      human_filename: 'Strand.png',
+      human_path: '/2026/summer',
+      is_trashed: 'false',
+      is_corrupted: 'false',
+    });
+    const row = await t.index.db
+      .selectFrom('asset')
+      .select(['path', 'size'])
+      .where('hash', '=', hash)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ path: body.data.filename, size: content.length });
+  });
+
+  it('leaves absent metadata out of the record and shows tags as []', async () => {
+    const { hash, timestamp } = await ingestFile(t.app, 'plain', 'x.bin');
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
+    expect(meta.body).toEqual({
+      status: 'success',
+      data: {
+        hash,
+        mime_type: 'application/octet-stream',
+        tags: [],
+        timestamp,
+        is_trashed: false,
+        is_corrupted: false,
+      },
+    });
+  });
+
+  it('accepts a 0-byte file', async () => {
+    const { hash, timestamp, filename } = await ingestFile(t.app, '', 'empty.txt');
+    expect(hash).toBe(expectedHash('', timestamp));
+    expect(filename).toBe(`${timestamp}_${hash}.txt`);
+    expect(fs.statSync(path.join(t.storageRoot, filename)).size).toBe(0);
+  });
+
+  it('lets mime_type win over the file name and pick the extension', async () => {
+    const { hash, filename } = await ingestFile(t.app, 'a,b', 'data.png', {
+      mime_type: 'text/csv',
+    });
+    expect(filename).toMatch(/\.csv$/);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { mime_type: string } }).data.mime_type).toBe('text/csv');
+  });
+
+  it('detects the type from the content when the name says nothing', async () => {
+    const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+    const { hash, filename } = await ingestFile(t.app, gif, 'noext');
+    expect(filename).toMatch(/\.gif$/);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { mime_type: string } }).data.mime_type).toBe('image/gif');
+  });
+
+  it('falls back to the original extension, then bin, when the type has none', async () => {
+    const a = await ingestFile(t.app, 'x', 'weird.qqq');
+    expect(a.filename).toMatch(/\.qqq$/);
+    const b = await ingestFile(t.app, 'x', 'noext', { mime_type: 'application/x-unknown-thing' });
+    expect(b.filename).toMatch(/\.bin$/);
+  });
+
+  it('gives identical content ingested twice two different hashes', async () => {
+    const a = await ingestFile(t.app, 'same', 's.txt');
+    const b = await ingestFile(t.app, 'same', 's.txt');
+    expect(a.hash).not.toBe(b.hash);
+    expect(b.timestamp).toBeGreaterThan(a.timestamp);
+  });
+
+  it('gives 100 concurrent ingests 100 distinct, increasing timestamps', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => ingestFile(t.app, `content ${i}`, `c${i}.txt`)),
+    );
+    const stamps = results.map((r) => r.timestamp);
+    expect(new Set(stamps).size).toBe(100);
+    results.forEach((r, i) => expect(r.hash).toBe(expectedHash(`content ${i}`, r.timestamp)));
+    const sorted = [...stamps].sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i]!).toBeGreaterThan(sorted[i - 1]!);
+  });
+
+  it('cuts the tags part of the filename at 255 bytes but keeps every tag in the record', async () => {
+    const tags = Array.from({ length: 10 }, (_, i) => `t${i}`.padEnd(60, 'x'));
+    const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt', { tags: tags.join(',') });
+    expect(Buffer.byteLength(filename)).toBeLessThanOrEqual(255);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { tags: string[] } }).data.tags).toEqual(tags);
+  });
+
+  it('keeps a 16,384-character description in full, in the .meta sidecar', async () => {
+    const description = 'ü'.repeat(16_384);
+    const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt', { description });
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { description: string } }).data.description).toBe(description);
+    const sidecar = JSON.parse(
+      fs.readFileSync(path.join(t.storageRoot, '.meta', `${filename}.json`), 'utf8'),
+    ) as { description: string; hash: string };
+    expect(sidecar.description).toBe(description);
+    expect(sidecar.hash).toBe(hash);
+    expect(await xattrsOf(t, filename)).toEqual({});
+  });
+
+  it('leaves nothing in .tmp after successful ingests', () => {
+    expect(tmpFiles(t)).toEqual([]);
+  });
+});
+
+describe('file ingest input rules', () => {
+  const rejects = async (
+    build: (r: request.Test) => request.Test,
+    error: string,
+    status = 400,
+  ): Promise<void> => {
+    const filesBefore = storedFiles(t);
+    const rowsBefore = await rowCount(t);
+    const res = await build(request(t.app).post(INGEST)).expect(status);
+    expect(res.body).toEqual({ status: 'error', error });
+    expect(storedFiles(t)).toEqual(filesBefore);
+    expect(await rowCount(t)).toBe(rowsBefore);
+    expect(tmpFiles(t)).toEqual([]);
+  };
+
+  it('needs a file part', async () => {
+    await rejects((r) => r.field('tags', 'a'), 'missing file: exactly one "file" part is required');
+  });
+
+  it('refuses a request that is not multipart', async () => {
+    await rejects(
+      (r) => r.send({ file: 'x' }),
+      'missing file: exactly one "file" part is required',
+    );
+  });
+
+  it('refuses two file parts', async () => {
+    await rejects(
+      (r) => r.attach('file', Buffer.from('a'), 'a.txt').attach('file', Buffer.from('b'), 'b.txt'),
+      'too many files: exactly one "file" part is required',
+    );
+  });
+
+  it('refuses a file under another part name', async () => {
+    await rejects(
+      (r) => r.attach('other', Buffer.from('a'), 'a.txt'),
+      'unexpected multipart part "other"',
+    );
+  });
+
+  it('refuses a mime_type that is not type/subtype', async () => {
+    await rejects(
+      (r) => r.field('mime_type', 'png').attach('file', Buffer.from('a'), 'a.png'),
+      'invalid mime_type: expected a MIME type like type/subtype',
+    );
+  });
+
+  it('refuses more than 64 tags', async () => {
+    const tags = Array.from({ length: 65 }, (_, i) => `t${i}`).join(',');
+    await rejects(
+      (r) => r.field('tags', tags).attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid tags: expected at most 64 tags',
+    );
+  });
+
+  it('refuses a tag longer than 64 characters', async () => {
+    await rejects(
+      (r) => r.field('tags', `ok,${'x'.repeat(65)}`).attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid tags: expected each tag to have 1-64 characters',
+    );
+  });
+
+  it('accepts 64 tags of 64 characters', async () => {
+    const tags = Array.from({ length: 64 }, (_, i) => `${i}`.padEnd(64, 'y'));
+    const { hash } = await ingestFile(t.app, 'x', 'a.txt', { tags: tags.join(',') });
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { tags: string[] } }).data.tags).toEqual(tags);
+  });
+
+  it.each(['human_file_name', 'human_readable_path', 'application', 'user'])(
+    'refuses %s over 1,024 characters',
+    async (field) => {
+      await rejects(
+        (r) => r.field(field, 'x'.repeat(1025)).attach('file', Buffer.from('a'), 'a.txt'),
+        `invalid ${field}: expected at most 1024 characters`,
+      );
+    },
+  );
+
+  it('refuses a description over 16,384 characters', async () => {
+    await rejects(
+      (r) => r.field('description', 'x'.repeat(16_385)).attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid description: expected at most 16384 characters',
+    );
+  });
+
+  it('refuses a field given twice', async () => {
+    await rejects(
+      (r) => r.field('user', 'a').field('user', 'b').attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid user: expected a string',
+    );
+  });
+
+  it('never uses a human path to build a path on disk', async () => {
+    const { filename } = await ingestFile(t.app, 'x', '../../etc/passwd', {
+      human_file_name: '../../escape.txt',
+      human_readable_path: '../..',
+    });
+    expect(filename).not.toContain('/');
+    expect(fs.existsSync(path.join(t.storageRoot, filename))).toBe(true);
+  });
+});
