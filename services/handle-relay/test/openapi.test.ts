@@ -1,0 +1,128 @@
+import request from 'supertest';
+import { authLines, signedAuthValue } from '../src/client/index.js';
+import { registerHandle, registration, uniqueHandle } from './handle-factories.js';
+import { createOpenApiValidator, type OpenApiValidator } from './openapi-validator.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const SERVER = 'relay.test';
+
+let t: TestApp;
+let api: OpenApiValidator;
+let doc: Record<string, unknown>;
+beforeAll(async () => {
+  t = await createTestApp('openapi');
+  const res = await request(t.app).get('/openapi.json').expect(200);
+  doc = res.body as Record<string, unknown>;
+  api = createOpenApiValidator(doc);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('GET /openapi.json', () => {
+  it('is an OpenAPI 3.1 document carrying the service version', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'handle-relay', version: '0.1.0' });
+  });
+
+  it('documents every identity endpoint', () => {
+    expect(Object.keys(doc.paths as object)).toEqual(
+      expect.arrayContaining([
+        '/',
+        '/openapi.json',
+        '/v1/healthz',
+        '/v1/register',
+        '/v1/u/{handle}',
+        '/v1/by-primary/{primary}',
+        '/v1/profile/{handle}/proofs',
+        '/.well-known/webfinger',
+        '/internal/nats/auth',
+      ]),
+    );
+  });
+
+  it('rejects a response that breaks it (the validator can fail)', () => {
+    const fake = { status: 200, headers: { 'content-type': 'application/json' }, text: '{}' };
+    expect(() => api.check('GET', '/v1/healthz', fake as never)).toThrow(/does not match/);
+    expect(() => api.check('GET', '/v1/healthz', { ...fake, status: 418 } as never)).toThrow(
+      /not documented/,
+    );
+  });
+});
+
+describe('real responses match the document', () => {
+  it('health, registration and lookups', async () => {
+    api.check('GET', '/v1/healthz', await request(t.app).get('/v1/healthz'));
+    const { keys, body } = registration(SERVER, uniqueHandle());
+    const created = await request(t.app).post('/v1/register').send(body);
+    api.check('POST', '/v1/register', created);
+    api.check('POST', '/v1/register', await request(t.app).post('/v1/register').send(body));
+    api.check(
+      'POST',
+      '/v1/register',
+      await request(t.app)
+        .post('/v1/register')
+        .send({ ...body, signature: { ...body.signature, alg: 'x' } }),
+    );
+    const handle = body.payload.handle;
+    api.check('GET', '/v1/u/{handle}', await request(t.app).get(`/v1/u/${handle}`));
+    api.check('GET', '/v1/u/{handle}', await request(t.app).get('/v1/u/nobody-here'));
+    const primary = body.payload.primary;
+    api.check(
+      'GET',
+      '/v1/by-primary/{primary}',
+      await request(t.app).get(`/v1/by-primary/${primary}`),
+    );
+    api.check('GET', '/v1/by-primary/{primary}', await request(t.app).get('/v1/by-primary/x'));
+    api.check(
+      'GET',
+      '/v1/by-primary/{primary}',
+      await request(t.app).get(`/v1/by-primary/ed25519:${'0'.repeat(64)}`),
+    );
+    expect(keys.publicKey).toHaveLength(32);
+  });
+
+  it('proofs', async () => {
+    const o = await registerHandle(t.app, SERVER);
+    const path = `/v1/profile/${o.handle}/proofs`;
+    const auth = signedAuthValue(o.keys.secretKey, authLines.setProofs(o.handle));
+    const tpl = '/v1/profile/{handle}/proofs';
+    api.check(
+      'PUT',
+      tpl,
+      await request(t.app)
+        .put(path)
+        .set('X-ID-Auth', auth)
+        .send({ proofs: ['a:b'] }),
+    );
+    api.check('PUT', tpl, await request(t.app).put(path).send({ proofs: [] }));
+    api.check('PUT', tpl, await request(t.app).put('/v1/profile/ab/proofs').send({ proofs: [] }));
+    api.check('PUT', tpl, await request(t.app).put(`/v1/profile/${uniqueHandle()}/proofs`));
+    api.check(
+      'PUT',
+      tpl,
+      await request(t.app)
+        .put(path)
+        .set('X-ID-Auth', auth)
+        .send({ proofs: Array(65).fill('a:b') }),
+    );
+    api.check('GET', '/v1/u/{handle}', await request(t.app).get(`/v1/u/${o.handle}`));
+  });
+
+  it('WebFinger, the web root, the callout and this document', async () => {
+    const o = await registerHandle(t.app, SERVER);
+    const wf = '/.well-known/webfinger';
+    api.check(
+      'GET',
+      wf,
+      await request(t.app)
+        .get(wf)
+        .query({ resource: `acct:${o.handle}@${SERVER}` }),
+    );
+    api.check('GET', wf, await request(t.app).get(wf).query({ resource: 'x' }));
+    api.check('GET', wf, await request(t.app).get(wf).query({ resource: 'acct:a@other' }));
+    api.check('GET', '/', await request(t.app).get('/'));
+    api.check('POST', '/internal/nats/auth', await request(t.app).post('/internal/nats/auth'));
+    api.check('GET', '/openapi.json', await request(t.app).get('/openapi.json'));
+  });
+});

@@ -1,0 +1,142 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { PUBLIC_ENDPOINTS } from '../src/web/placeholder-page.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const err = (code: string, message: string) => ({ error: { code, message } });
+
+describe('without web_dir', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('web_placeholder');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('serves a placeholder page naming the server and version and listing every public path', async () => {
+    const res = await request(t.app).get('/').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('relay.test');
+    expect(res.text).toContain('0.1.0');
+    for (const [method, p] of PUBLIC_ENDPOINTS) expect(res.text).toContain(`${method} ${p}`);
+    for (const p of [
+      '/v1/healthz',
+      '/v1/u/{handle}',
+      '/v1/by-primary/{primary}',
+      '/v1/register',
+      '/v1/profile/{handle}/proofs',
+      '/v1/messages',
+      '/v1/inbox/{handle}',
+      '/v1/inbox/{handle}/stream',
+      '/v1/push/vapid-public-key',
+      '/v1/push/subscribe/{handle}',
+      '/v1/push/unsubscribe/{handle}',
+      '/.well-known/webfinger',
+      '/internal/nats/auth',
+    ]) {
+      expect(res.text).toContain(p);
+    }
+  });
+
+  it('answers other unknown paths with a JSON 404', async () => {
+    const res = await request(t.app).get('/app/settings').expect(404);
+    expect(res.body).toEqual(err('not_found', 'no such route'));
+  });
+});
+
+describe('with web_dir', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    base = fs.mkdtempSync(path.join(os.tmpdir(), 'handle-relay-web-'));
+    const webDir = path.join(base, 'www');
+    fs.mkdirSync(path.join(webDir, 'assets'), { recursive: true });
+    fs.writeFileSync(path.join(webDir, 'index.html'), '<!doctype html><p>client app</p>');
+    fs.writeFileSync(path.join(webDir, 'assets', 'app.css'), 'body{color:red}');
+    fs.writeFileSync(path.join(webDir, 'assets', 'app.js'), 'console.log(1)');
+    fs.writeFileSync(path.join(webDir, '.env'), 'SECRET=dotfile');
+    fs.writeFileSync(path.join(base, 'secret.txt'), 'TOP SECRET');
+    t = await createTestApp('web_static', { web_dir: webDir });
+  });
+  afterAll(async () => {
+    await t.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  it('serves index.html at /', async () => {
+    const res = await request(t.app).get('/').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toBe('<!doctype html><p>client app</p>');
+  });
+
+  it('serves files with their content types', async () => {
+    const css = await request(t.app).get('/assets/app.css').expect(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    expect(css.text).toBe('body{color:red}');
+    const js = await request(t.app).get('/assets/app.js').expect(200);
+    expect(js.headers['content-type']).toMatch(/javascript/);
+  });
+
+  it('falls back to index.html for client-side routes', async () => {
+    const res = await request(t.app).get('/inbox/alice/settings').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toBe('<!doctype html><p>client app</p>');
+  });
+
+  it.each([
+    '/../secret.txt',
+    '/assets/../../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/..%2fsecret.txt',
+    '/assets/%2e%2e%2f%2e%2e%2fsecret.txt',
+    '/.env',
+  ])('never serves anything outside web_dir or a dotfile: %s', async (p) => {
+    const res = await request(t.app).get(p);
+    expect(res.text).not.toContain('TOP SECRET');
+    expect(res.text).not.toContain('SECRET=dotfile');
+  });
+
+  it.each(['/v1/nothing', '/v1/u', '/v1/u/alice/extra', '/.well-known/other', '/internal/x'])(
+    'answers the unknown API route %s with a JSON 404, never the HTML fallback',
+    async (p) => {
+      const res = await request(t.app).get(p).expect(404);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.body).toEqual(err('not_found', 'no such route'));
+    },
+  );
+
+  it('keeps API routes ahead of the fallback', async () => {
+    const res = await request(t.app).get('/v1/healthz').expect(200);
+    expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
+  });
+
+  it('does not fall back for other methods', async () => {
+    const res = await request(t.app).post('/inbox/alice').expect(404);
+    expect(res.body).toEqual(err('not_found', 'no such route'));
+  });
+});
+
+describe('POST /internal/nats/auth', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('nats_auth');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('always answers 501 not_implemented', async () => {
+    const res = await request(t.app).post('/internal/nats/auth').send({ user: 'x' }).expect(501);
+    expect(res.body).toEqual(
+      err('not_implemented', 'the message-bus auth callout is not implemented in this version'),
+    );
+  });
+
+  it('answers 405 for another method', async () => {
+    const res = await request(t.app).get('/internal/nats/auth').expect(405);
+    expect(res.headers.allow).toBe('POST');
+  });
+});
