@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import express from 'express';
 import { pino } from 'pino';
 import { serve, type Served } from './serve.js';
@@ -93,6 +94,34 @@ describe('serve', () => {
     expect(await slow).toEqual({ status: 200, connection: 'close', body: 'slow done' });
     await stopped;
     expect(events).toEqual(['slow response sent', 'closed resources', 'shutdown done']);
+  });
+
+  it('answers a request that arrives while draining, then closes its connection', async () => {
+    const { address, shutdown } = await start();
+    const socket = net.connect(address.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const firstAnswered = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        if (received.includes('fast')) resolve();
+      }),
+    );
+    // One whole request and the start of the next: once the first answer is back, the
+    // server has read the second one's beginning, so that connection is not idle.
+    socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /fast HTTP/1.1\r\nHo');
+    await firstAnswered;
+    const stopped = shutdown('test');
+    socket.write('st: x\r\n\r\n');
+    await closed;
+    await stopped;
+    const responses = received.split('HTTP/1.1 ').slice(1);
+    expect(responses).toHaveLength(2);
+    expect(responses[1]).toMatch(/^200 OK\r\n/);
+    expect(responses[1]).toMatch(/\r\nConnection: close\r\n/);
+    expect(responses[1]).toMatch(/fast$/);
+    expect(events).toEqual(['closed resources']);
   });
 
   it('closes idle keep-alive connections at once', async () => {

@@ -30,10 +30,29 @@ export interface Served {
  */
 export async function serve(options: ServeOptions): Promise<Served> {
   const { app, host, port, logger, drainMs = 10_000 } = options;
-  const server = http.createServer(app);
+  const server = http.createServer();
   // Slow-loris guard; long uploads are still fine because the timeout is per header phase.
   server.headersTimeout = 60_000;
   server.requestTimeout = 0;
+  // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
+  // response, so while draining every response closes its connection once it is sent.
+  const active = new Set<http.ServerResponse>();
+  let draining = false;
+  const closeAfter = (res: http.ServerResponse): void => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    const socket = res.socket;
+    if (res.writableFinished) socket?.end();
+    else res.once('finish', () => socket?.end());
+  };
+  // Registered before the app, so a request arriving while draining is marked before a
+  // synchronous handler has sent its headers.
+  server.on('request', (_req, res: http.ServerResponse) => {
+    if (draining) closeAfter(res);
+    active.add(res);
+    res.once('close', () => active.delete(res));
+  });
+  server.on('request', app);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -43,21 +62,6 @@ export async function serve(options: ServeOptions): Promise<Served> {
   });
   const address = server.address() as AddressInfo;
   logger.info({ host: address.address, port: address.port }, 'listening');
-
-  // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
-  // response, so while draining every response closes its connection once it is sent.
-  const active = new Set<http.ServerResponse>();
-  let draining = false;
-  const closeAfter = (res: http.ServerResponse): void => {
-    if (!res.headersSent) res.setHeader('Connection', 'close');
-    const socket = res.socket;
-    res.once('finish', () => socket?.end());
-  };
-  server.on('request', (_req, res: http.ServerResponse) => {
-    if (draining) closeAfter(res);
-    active.add(res);
-    res.once('close', () => active.delete(res));
-  });
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {

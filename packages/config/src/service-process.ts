@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+
+/** One JSON log line of a service. */
+export type LogLine = Record<string, unknown> & { msg?: string };
+
+/** How a spawned service ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A service running as a child process, as an operator would start it. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything written to stdout / stderr so far. */
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves when the process has ended. */
+  exited: Promise<Exit>;
+  /** Resolves with the first JSON log line whose `msg` is `msg`; rejects if the process ends first. */
+  waitForLog: (msg: string) => Promise<LogLine>;
+}
+
+/**
+ * Starts `entry` (a service's `src/main.ts`) from source through tsx, with the workspace
+ * packages resolved to their sources too (`--conditions=source`), so no build is needed.
+ * The service sees only `env` of its own settings: inherited `ASSET_STORE_*` and
+ * `HANDLE_RELAY_*` variables are dropped.
+ */
+export function spawnService(
+  entry: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): ServiceProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
+  );
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', entry, ...args],
+    { cwd: REPO_ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  const waiters: { msg: string; resolve: (l: LogLine) => void; reject: (e: Error) => void }[] = [];
+  const seen: LogLine[] = [];
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      for (const w of waiters.splice(0)) {
+        w.reject(new Error(`exited (${code ?? signal}) before logging "${w.msg}"; stderr: ${err}`));
+      }
+      resolve({ code, signal });
+    });
+  });
+  let partial = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const text of lines) {
+      let line: LogLine;
+      try {
+        line = JSON.parse(text) as LogLine;
+      } catch {
+        continue;
+      }
+      seen.push(line);
+      for (const w of waiters.filter((x) => x.msg === line.msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(line);
+      }
+    }
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const waitForLog = (msg: string): Promise<LogLine> => {
+    const found = seen.find((l) => l.msg === msg);
+    if (found) return Promise.resolve(found);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return Promise.reject(new Error(`process already ended; stderr: ${err}`));
+    }
+    return new Promise((resolve, reject) => waiters.push({ msg, resolve, reject }));
+  };
+  return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves with the connection error code when nothing accepts on the port, else `connected`. */
+export function tryConnect(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  });
+}
+
+/** A raw HTTP/1.1 client connection, for requests a normal client cannot send slowly. */
+export interface RawConnection {
+  write: (text: string) => Promise<void>;
+  /** Resolves with the next `count` complete responses' text (status line onwards). */
+  readResponses: (count: number) => Promise<string[]>;
+  /** Resolves when the server has closed the connection. */
+  closed: Promise<void>;
+  destroy: () => void;
+}
+
+/** Opens a raw connection to 127.0.0.1:`port`. */
+export async function rawConnection(port: number): Promise<RawConnection> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let buffer = '';
+  let notify: (() => void) | undefined;
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    buffer += chunk;
+    notify?.();
+  });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => undefined);
+  void closed.then(() => notify?.());
+
+  /** Takes one whole response (Content-Length framed) off the buffer, if it is there. */
+  const take = (): string | undefined => {
+    const end = buffer.indexOf('\r\n\r\n');
+    if (end === -1) return undefined;
+    const length = /\r\ncontent-length:\s*(\d+)/i.exec(buffer.slice(0, end));
+    const total = end + 4 + Number(length?.[1] ?? 0);
+    if (buffer.length < total) return undefined;
+    const response = buffer.slice(0, total);
+    buffer = buffer.slice(total);
+    return response;
+  };
+
+  return {
+    write: (text) =>
+      new Promise<void>((resolve, reject) =>
+        socket.write(text, (e) => (e ? reject(e) : resolve())),
+      ),
+    readResponses: async (count) => {
+      const responses: string[] = [];
+      while (responses.length < count) {
+        const next = take();
+        if (next !== undefined) {
+          responses.push(next);
+          continue;
+        }
+        if (socket.destroyed || socket.readableEnded) {
+          throw new Error(`connection closed after ${responses.length} of ${count} responses`);
+        }
+        await new Promise<void>((resolve) => (notify = resolve));
+      }
+      return responses;
+    },
+    closed,
+    destroy: () => socket.destroy(),
+  };
+}

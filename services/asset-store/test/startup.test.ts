@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  freePort,
+  rawConnection,
+  spawnService,
+  tryConnect,
+  type ServiceProcess,
+} from '@svc/config/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+
+const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
+
+// Each start loads the whole service through tsx; a fresh embedded database adds seconds.
+const START_TIMEOUT_MS = 90_000;
+
+let dir: string;
+let running: ServiceProcess | undefined;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-startup-'));
+});
+afterEach(async () => {
+  if (running && running.child.exitCode === null && running.child.signalCode === null) {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+  running = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes a config file in the temp folder and returns its path. */
+function configFile(yaml: string): string {
+  const file = path.join(dir, 'config.yaml');
+  fs.writeFileSync(file, yaml);
+  return file;
+}
+
+describe('asset-store start-up with a bad configuration', () => {
+  const cases = [
+    {
+      yaml: '',
+      env: { ASSET_STORE_STORAG_ROOT: '/tmp/x' },
+      problem: 'ASSET_STORE_STORAG_ROOT: unknown setting',
+    },
+    { yaml: 'storage_rot: ./x\n', env: {}, problem: 'storage_rot: unknown key' },
+    {
+      yaml: '',
+      env: { ASSET_STORE_MAX_UPLOAD_BYTES: 'lots' },
+      problem: 'max_upload_bytes: Invalid input: expected number, received string',
+    },
+  ];
+
+  it(
+    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
+    async () => {
+      // Side by side: each start pays for loading the service, and they share nothing.
+      const results = await Promise.all(
+        cases.map(async ({ yaml, env }, i) => {
+          const file = path.join(dir, `bad-${i}.yaml`);
+          fs.writeFileSync(file, yaml);
+          const run = spawnService(ENTRY, [file], env);
+          const { code } = await run.exited;
+          return {
+            failed: code !== 0 && code !== null,
+            stderr: run.stderr(),
+            stdout: run.stdout(),
+          };
+        }),
+      );
+      expect(results).toEqual(
+        cases.map(({ problem }) => ({
+          failed: true,
+          stderr: `asset-store: invalid configuration: ${problem}\n`,
+          stdout: '',
+        })),
+      );
+    },
+    START_TIMEOUT_MS,
+  );
+});
+
+describe('asset-store start-up with a good configuration', () => {
+  let db: TestDatabase | undefined;
+  afterEach(async () => {
+    await db?.drop();
+    db = undefined;
+  });
+
+  it(
+    'serves health, lets a slow in-flight request finish on SIGTERM, then exits 0',
+    async () => {
+      const port = await freePort();
+      let databaseLine = '';
+      if (testDatabaseMode() === 'postgres') {
+        db = await createTestDatabase('asset_startup');
+        if (db.target.kind === 'postgres') databaseLine = `database_url: ${db.target.url}\n`;
+      }
+      // Relative storage_root: resolved against the config file's folder.
+      const file = configFile(`storage_root: ./assets\nlisten: 127.0.0.1:${port}\n${databaseLine}`);
+      running = spawnService(ENTRY, [file]);
+      await running.waitForLog('listening');
+      expect(fs.existsSync(path.join(dir, 'assets'))).toBe(true);
+
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({
+        status: 'success',
+        data: { status: 'ok', version: expect.any(String) as string },
+      });
+
+      // A slow client: one whole request and the first half of the next in one write. Once
+      // the first answer is back, the server has read the half request, so it is in flight.
+      const conn = await rawConnection(port);
+      await conn.write(
+        'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\nGET /healthz HTTP/1.1\r\nHost: local',
+      );
+      const [first] = await conn.readResponses(1);
+      expect(first).toMatch(/^HTTP\/1\.1 200 /);
+
+      running.child.kill('SIGTERM');
+      await running.waitForLog('shutting down');
+      expect(await tryConnect(port)).toBe('ECONNREFUSED');
+      expect(running.child.exitCode).toBeNull();
+
+      await conn.write('host\r\n\r\n');
+      const [second] = await conn.readResponses(1);
+      expect(second).toMatch(/^HTTP\/1\.1 200 /);
+      expect(second).toMatch(/\r\nConnection: close\r\n/i);
+      expect(second).toContain('"status":"ok"');
+      await conn.closed;
+
+      expect(await running.exited).toEqual({ code: 0, signal: null });
+      await running.waitForLog('stopped');
+      expect(running.stderr()).toBe('');
+    },
+    START_TIMEOUT_MS,
+  );
+});
