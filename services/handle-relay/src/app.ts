@@ -13,6 +13,9 @@ import type { Database } from './db/database.js';
 import { createHandleService } from './handles/handle.service.js';
 import { handleRoutes } from './handles/handle.routes.js';
 import { healthRoutes } from './health/health.routes.js';
+import type { RelayRuntime } from './messages/relay-runtime.js';
+import { relayRoutes } from './messages/relay.routes.js';
+import { rateLimit } from './rate-limit/rate-limit.middleware.js';
 import { natsAuthRoutes } from './internal/nats-auth.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { API_PREFIXES, webRoutes } from './web/web.routes.js';
@@ -26,6 +29,8 @@ export interface AppDeps {
   version: string;
   /** Server clock in epoch milliseconds; injected so tests can move time. */
   now: () => number;
+  /** Messaging runtime: pub/sub, open streams, push fan-out (`createRelayRuntime`). */
+  relay: RelayRuntime;
 }
 
 /** Builds the handle-relay HTTP app; nothing is wired at import time. */
@@ -39,9 +44,14 @@ export function createApp(deps: AppDeps): Express {
   app.get('/metrics', metrics.handler);
   app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
   app.use(openApiRoutes(deps.version));
+  app.post(
+    '/v1/register',
+    rateLimit({ perMinute: deps.config.rate_limit_per_minute, now: deps.now }),
+  );
   app.use(handleRoutes(createHandleService(deps)));
   app.use(webFingerRoutes(deps));
   app.use(natsAuthRoutes());
+  app.use(relayRoutes(deps));
   // Feature routers go above this line: below it, unmatched API paths are JSON 404s and
   // everything else belongs to the web root.
   app.use(API_PREFIXES, notFound);

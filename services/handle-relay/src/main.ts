@@ -3,6 +3,8 @@ import { createLogger, serve } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openStore, targetFor } from './db/database.js';
+import { createRelayRuntime } from './messages/relay-runtime.js';
+import { startRetention } from './retention/retention.worker.js';
 import { readVersion } from './version.js';
 
 function configOrExit(): Config {
@@ -20,15 +22,36 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger('handle-relay', config.log_level);
   const store = await openStore(targetFor(config.db));
+  const now = Date.now;
+  const relay = await createRelayRuntime({ config, store, logger, now });
+  const retention = startRetention({
+    db: store.db,
+    logger,
+    now,
+    retentionDays: config.message_retention_days,
+  });
   const app = createApp({
     config,
     db: store.db,
     logger,
     version: readVersion(),
-    now: Date.now,
+    now,
+    relay,
   });
   const { host, port } = splitListen(config.bind);
-  await serve({ app, host, port, logger, onClose: () => store.close() });
+  await serve({
+    app,
+    host,
+    port,
+    logger,
+    // Open streams never finish on their own: end them so the drain can complete.
+    beforeDrain: () => relay.closeStreams(),
+    onClose: async () => {
+      await retention.stop();
+      await relay.close();
+      await store.close();
+    },
+  });
 }
 
 main().catch((err: unknown) => {

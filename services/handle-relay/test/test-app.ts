@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { createApp } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { openStore, type Database } from '../src/db/database.js';
+import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
 
 /** One test file's world: its own database, data folder and app. */
 export interface TestApp {
@@ -17,13 +18,25 @@ export interface TestApp {
   dataDir: string;
   /** The app's clock: `fixedMs` when set, else real time plus `offsetMs`. */
   clock: { offsetMs: number; fixedMs?: number };
+  /** The messaging runtime (streams, pub/sub, push) behind the app. */
+  relay: RelayRuntime;
   close(): Promise<void>;
 }
 
-/** Builds an app on a fresh database, with settings overridable per test file. */
+/** Test-only knobs of the messaging runtime. */
+export interface TestAppOptions {
+  /** Stream keep-alive interval (the contract's 15 s is too slow for a test). */
+  pingIntervalMs?: number;
+}
+
+/**
+ * Builds an app on a fresh database, with settings overridable per test file. Rate
+ * limiting is off unless a test turns it on, so factories may register freely.
+ */
 export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
+  options: TestAppOptions = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `handle-relay-${label}-`));
   const config = Object.freeze(
@@ -31,26 +44,32 @@ export async function createTestApp(
       server: 'relay.test',
       vapid_key_path: path.join(dataDir, 'vapid.json'),
       log_level: 'silent',
+      rate_limit_per_minute: 0,
       ...overrides,
     }),
   );
   const testDb = await createTestDatabase(`relay_${label}`);
   const store = await openStore(testDb.target);
   const clock: TestApp['clock'] = { offsetMs: 0 };
-  const app = createApp({
+  const logger = createLogger('handle-relay-test', 'silent');
+  const now = () => clock.fixedMs ?? Date.now() + clock.offsetMs;
+  const relay = await createRelayRuntime({
     config,
-    db: store.db,
-    logger: createLogger('handle-relay-test', 'silent'),
-    version: '0.1.0',
-    now: () => clock.fixedMs ?? Date.now() + clock.offsetMs,
+    store,
+    logger,
+    now,
+    pingIntervalMs: options.pingIntervalMs,
   });
+  const app = createApp({ config, db: store.db, logger, version: '0.1.0', now, relay });
   return {
     app,
     config,
     store,
     dataDir,
     clock,
+    relay,
     close: async () => {
+      await relay.close();
       await store.close();
       await testDb.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -33,6 +33,7 @@ export class StreamSubscriber implements PubSubListener {
   #needsReplay = false;
   #replaying = false;
   #pumping = false;
+  #started = false;
   #stopped = false;
   #unsubscribe: () => void = () => undefined;
 
@@ -46,8 +47,9 @@ export class StreamSubscriber implements PubSubListener {
   /** Starts writing from `afterSeq`, replaying stored messages first when `replay` is set. */
   start(afterSeq: number, replay: boolean, unsubscribe: () => void): void {
     this.lastSent = afterSeq;
-    this.#needsReplay = replay;
+    this.#needsReplay ||= replay;
     this.#unsubscribe = unsubscribe;
+    this.#started = true;
     this.#kick();
   }
 
@@ -55,7 +57,7 @@ export class StreamSubscriber implements PubSubListener {
   message(m: RelayedMessage): void {
     if (this.#stopped) return;
     if (this.#queue.length >= this.deps.bufferSize) {
-      if (this.#replaying || this.#needsReplay) this.#needsReplay = true;
+      if (this.#replaying || this.#needsReplay || !this.#started) this.#needsReplay = true;
       else this.#dropped += 1;
       return;
     }
@@ -86,16 +88,13 @@ export class StreamSubscriber implements PubSubListener {
   }
 
   #kick(): void {
-    if (this.#pumping || this.#stopped) return;
+    if (this.#pumping || this.#stopped || !this.#started) return;
     this.#pumping = true;
-    this.#pump()
-      .catch((err: unknown) => {
-        this.deps.logger.error({ err, handle: this.deps.handle }, 'stream failed; closing it');
-        this.stop();
-      })
-      .finally(() => {
-        this.#pumping = false;
-      });
+    this.#pump().catch((err: unknown) => {
+      this.#pumping = false;
+      this.deps.logger.error({ err, handle: this.deps.handle }, 'stream failed; closing it');
+      this.stop();
+    });
   }
 
   async #pump(): Promise<void> {
@@ -120,8 +119,11 @@ export class StreamSubscriber implements PubSubListener {
         await this.#write(laggedFrame(dropped));
         continue;
       }
+      // Cleared in the same turn as the last check, so a message arriving after it kicks anew.
+      this.#pumping = false;
       return;
     }
+    this.#pumping = false;
   }
 
   async #writeMessage(m: RelayedMessage): Promise<void> {

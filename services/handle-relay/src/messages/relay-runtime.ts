@@ -1,0 +1,86 @@
+import type { DatabaseHandle } from '@svc/config/database';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import { createMemoryPubSub } from '../pubsub/memory.pubsub.js';
+import { createPostgresPubSub } from '../pubsub/postgres.pubsub.js';
+import type { PubSub } from '../pubsub/pubsub.port.js';
+import { PushNotifier } from '../push/push-notifier.js';
+import type { PushSender } from '../push/push-sender.port.js';
+import { loadOrCreateVapidKeys } from '../push/vapid-keys.js';
+import { createWebPushSender } from '../push/web-push.sender.js';
+import { StreamHub } from '../stream/stream-hub.js';
+import { toRelayed } from './message.model.js';
+import { findMessage, latestSeq, listMessagesAfter } from './message.repository.js';
+
+/** The long-lived parts of messaging: pub/sub, open streams and the push fan-out. */
+export interface RelayRuntime {
+  pubsub: PubSub;
+  streams: StreamHub;
+  push: PushNotifier;
+  vapidPublicKey: string;
+  /** Ends the open streams; call before waiting for in-flight requests at shutdown. */
+  closeStreams(): Promise<void>;
+  /** Ends everything (streams, push deliveries, the LISTEN connection). */
+  close(): Promise<void>;
+}
+
+/** What the runtime is built from; tests shorten the ping and swap the push sender. */
+export interface RelayRuntimeOptions {
+  config: Config;
+  store: DatabaseHandle<Database>;
+  logger: Logger;
+  now: () => number;
+  pingIntervalMs?: number;
+  pushSender?: PushSender;
+}
+
+/**
+ * Builds the messaging runtime: LISTEN/NOTIFY fan-out on a Postgres server (so every
+ * instance's streams hear every send), in-process on the embedded database.
+ */
+export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<RelayRuntime> {
+  const { config, store, logger } = options;
+  const db = store.db;
+  const vapid = loadOrCreateVapidKeys(config.vapid_key_path);
+  const pool = store.pool;
+  const pubsub = pool
+    ? await createPostgresPubSub({
+        connect: () => pool.connect(),
+        loadMessage: async (seq) => {
+          const row = await findMessage(db, seq);
+          return row && toRelayed(row);
+        },
+        logger,
+      })
+    : createMemoryPubSub();
+  const streams = new StreamHub({
+    pubsub,
+    readAfter: async (handle, afterSeq, limit) =>
+      (await listMessagesAfter(db, handle, afterSeq, limit)).map(toRelayed),
+    latestSeq: (handle) => latestSeq(db, handle),
+    logger,
+    now: options.now,
+    pingIntervalMs: options.pingIntervalMs,
+  });
+  const sender =
+    options.pushSender ??
+    createWebPushSender({
+      keys: vapid,
+      subject: config.vapid_subject ?? `mailto:admin@${config.server}`,
+      allowPrivate: config.push_allow_private_endpoints,
+    });
+  const push = new PushNotifier({ db, sender, logger });
+  return {
+    pubsub,
+    streams,
+    push,
+    vapidPublicKey: vapid.publicKey,
+    closeStreams: () => streams.close(),
+    close: async () => {
+      await streams.close();
+      await push.close();
+      await pubsub.close();
+    },
+  };
+}
