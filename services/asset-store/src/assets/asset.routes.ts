@@ -51,7 +51,7 @@ function multipartUpload(deps: AssetRoutesDeps): RequestHandler {
 /** Ingest, download, metadata, PATCH, trash and restore, under `/api/v1/can/0`. */
 export function assetRoutes(deps: AssetRoutesDeps): Router {
   const router = Router();
-  const json = express.json({ limit: deps.maxJsonBytes, type: () => true });
+  const json = express.json({ limit: deps.maxJsonBytes, type: () => true, strict: false });
 
   router
     .route('/ingest')

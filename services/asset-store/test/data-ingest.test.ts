@@ -1,0 +1,146 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import {
+  expectedHash,
+  ingestData,
+  rowCount,
+  storedFiles,
+  tmpFiles,
+  xattrsOf,
+} from './asset-helpers.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('data_ingest', { max_json_bytes: 4096 });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const DATA = '/api/v1/can/0/ingest/data';
+
+describe('data ingest', () => {
+  it('stores JSON.stringify(data, null, 2) as .json with a recomputable hash', async () => {
+    const data = { a: [1, 2], b: { c: 'ü' } };
+    const { hash, timestamp, filename } = await ingestData(t.app, {
+      data,
+      tags: 'x, y',
+      application: 'app',
+      human_file_name: 'v.json',
+    });
+    const text = JSON.stringify(data, null, 2);
+    expect(filename).toBe(`${timestamp}_${hash}_x_y.json`);
+    expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe(text);
+    expect(hash).toBe(expectedHash(text, timestamp));
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
+    expect(meta.body).toEqual({
+      status: 'success',
+      data: {
+        hash,
+        mime_type: 'application/json',
+        application: 'app',
+        tags: ['x', 'y'],
+        human_filename: 'v.json',
+        timestamp,
+        is_trashed: false,
+        is_corrupted: false,
+      },
+    });
+    expect((await xattrsOf(t, filename)).mime_type).toBe('application/json');
+  });
+
+  it.each([
+    [null, 'null'],
+    ['text', '"text"'],
+    [42, '42'],
+    [false, 'false'],
+    [[1, 'a'], '[\n  1,\n  "a"\n]'],
+  ])('stores the JSON value %j', async (data, stored) => {
+    const { filename } = await ingestData(t.app, { data });
+    expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe(stored);
+  });
+
+  it('takes the extension from an overriding mime_type', async () => {
+    const { hash, filename } = await ingestData(t.app, { data: 'hi', mime_type: 'text/plain' });
+    expect(filename).toMatch(/\.txt$/);
+    const res = await request(t.app).get(`/api/v1/can/0/asset/${hash}`).expect(200);
+    expect(res.headers['content-type']).toBe('text/plain');
+    expect(res.text).toBe('"hi"');
+  });
+
+  const rejects = async (send: () => request.Test, status: number, error: string) => {
+    const files = storedFiles(t);
+    const rows = await rowCount(t);
+    const res = await send().expect(status);
+    expect(res.body).toEqual({ status: 'error', error });
+    expect(storedFiles(t)).toEqual(files);
+    expect(await rowCount(t)).toBe(rows);
+    expect(tmpFiles(t)).toEqual([]);
+  };
+
+  it('needs the data key', async () => {
+    await rejects(
+      () => request(t.app).post(DATA).send({ tags: 'a' }),
+      400,
+      'invalid body: expected a JSON object with a "data" key',
+    );
+  });
+
+  it('needs a JSON object', async () => {
+    await rejects(
+      () => request(t.app).post(DATA).set('Content-Type', 'application/json').send('[1]'),
+      400,
+      'invalid body: expected a JSON object with a "data" key',
+    );
+    await rejects(
+      () => request(t.app).post(DATA),
+      400,
+      'invalid body: expected a JSON object with a "data" key',
+    );
+  });
+
+  it('refuses malformed JSON', async () => {
+    await rejects(
+      () => request(t.app).post(DATA).set('Content-Type', 'application/json').send('{"data":'),
+      400,
+      'malformed JSON body',
+    );
+  });
+
+  it('refuses bad metadata like file ingest does', async () => {
+    await rejects(
+      () => request(t.app).post(DATA).send({ data: 1, mime_type: 'nope' }),
+      400,
+      'invalid mime_type: expected a MIME type like type/subtype',
+    );
+    await rejects(
+      () =>
+        request(t.app)
+          .post(DATA)
+          .send({ data: 1, tags: ['a'] }),
+      400,
+      'invalid tags: expected a comma-separated string',
+    );
+    await rejects(
+      () =>
+        request(t.app)
+          .post(DATA)
+          .send({ data: 1, user: 'u'.repeat(1025) }),
+      400,
+      'invalid user: expected at most 1024 characters',
+    );
+  });
+
+  it('answers a body over max_json_bytes with 413 and keeps nothing', async () => {
+    await rejects(
+      () =>
+        request(t.app)
+          .post(DATA)
+          .send({ data: 'x'.repeat(5000) }),
+      413,
+      'request body too large',
+    );
+  });
+});

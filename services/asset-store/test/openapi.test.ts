@@ -1,0 +1,158 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import request from 'supertest';
+import { ingestFile, UNKNOWN_HASH } from './asset-helpers.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+// ajv-formats is CommonJS; under ESM its function sits on `default`.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+let t: TestApp;
+let ajv: Ajv2020;
+let doc: { openapi: string; paths: Record<string, Record<string, unknown>> };
+beforeAll(async () => {
+  t = await createTestApp('openapi', { max_upload_bytes: 100 });
+  doc = (await request(t.app).get('/openapi.json').expect(200)).body as typeof doc;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(doc, 'openapi.json');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const BASE = '/api/v1/can/0';
+const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Asserts that a real response matches what the document promises for it. */
+function expectDocumented(template: string, method: string, res: request.Response): void {
+  const operation = doc.paths[template]?.[method] as
+    { responses: Record<string, { content?: Record<string, unknown> }> } | undefined;
+  expect(operation).toBeDefined();
+  const documented = operation!.responses[String(res.status)];
+  if (!documented) throw new Error(`${method} ${template} ${res.status} is not documented`);
+  if (!res.headers['content-type']?.startsWith('application/json')) return;
+  expect(documented.content?.['application/json']).toBeDefined();
+  const validate = ajv.compile({
+    $ref: `openapi.json#/paths/${pointer(template)}/${method}/responses/${res.status}/content/application~1json/schema`,
+  });
+  if (!validate(res.body)) {
+    throw new Error(`${method} ${template} ${res.status}: ${ajv.errorsText(validate.errors)}`);
+  }
+}
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1 and describes every core endpoint', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/healthz',
+        `${BASE}/ingest`,
+        `${BASE}/ingest/data`,
+        `${BASE}/asset/{hash}`,
+        `${BASE}/asset/{hash}/meta`,
+        `${BASE}/asset/{hash}/restore`,
+      ]),
+    );
+  });
+
+  it('matches real answers of ingest, metadata, PATCH, trash, restore and download', async () => {
+    const ingest = await request(t.app)
+      .post(`${BASE}/ingest`)
+      .field('tags', 'a,b')
+      .field('description', 'd')
+      .attach('file', Buffer.from('x'), 'x.txt');
+    expectDocumented(`${BASE}/ingest`, 'post', ingest);
+    const { hash } = (ingest.body as { data: { hash: string } }).data;
+    expectDocumented(
+      `${BASE}/ingest/data`,
+      'post',
+      await request(t.app)
+        .post(`${BASE}/ingest/data`)
+        .send({ data: { a: 1 }, user: 'u' }),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}/meta`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/${hash}/meta`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'patch',
+      await request(t.app)
+        .patch(`${BASE}/asset/${hash}`)
+        .send({ tags: ['c'] }),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'delete',
+      await request(t.app).delete(`${BASE}/asset/${hash}`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}/restore`,
+      'post',
+      await request(t.app).post(`${BASE}/asset/${hash}/restore`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/${hash}`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/${hash}`).set('Range', 'bytes=0-0'),
+    );
+    expectDocumented('/healthz', 'get', await request(t.app).get('/healthz'));
+  });
+
+  it('matches real error answers', async () => {
+    const { hash } = await ingestFile(t.app, 'x', 'x.txt');
+    expectDocumented(
+      `${BASE}/ingest`,
+      'post',
+      await request(t.app).post(`${BASE}/ingest`).field('a', 'b'),
+    );
+    expectDocumented(
+      `${BASE}/ingest`,
+      'post',
+      await request(t.app).post(`${BASE}/ingest`).attach('file', Buffer.alloc(101), 'big.bin'),
+    );
+    expectDocumented(
+      `${BASE}/ingest/data`,
+      'post',
+      await request(t.app).post(`${BASE}/ingest/data`).send({}),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}/meta`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/${UNKNOWN_HASH}/meta`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}/meta`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/nothex/meta`),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'patch',
+      await request(t.app).patch(`${BASE}/asset/${hash}`).send({ other: 1 }),
+    );
+    expectDocumented(
+      `${BASE}/asset/{hash}`,
+      'get',
+      await request(t.app).get(`${BASE}/asset/${hash}`).set('Range', 'bytes=9-10'),
+    );
+  });
+
+  it('catches an answer that does not match (the check can fail)', () => {
+    const fake = {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: { status: 'success', data: 5 },
+    };
+    expect(() =>
+      expectDocumented(`${BASE}/asset/{hash}/meta`, 'get', fake as unknown as request.Response),
+    ).toThrow(/must be object/);
+  });
+});
