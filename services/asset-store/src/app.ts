@@ -8,6 +8,8 @@ import {
 import express, { type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { adminRoutes } from './admin/admin.routes.js';
+import { Rebuilder } from './admin/rebuild.service.js';
 import { AssetService } from './assets/asset.service.js';
 import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
@@ -19,10 +21,10 @@ import { healthRoutes } from './health/health.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchRoutes } from './search/search.routes.js';
 import type { AssetStorage } from './storage/asset-storage.js';
-import { storageLayout } from './storage/layout.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
+import { Verifier } from './verifier/verifier.service.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -37,6 +39,25 @@ export interface AppDeps {
   clock: () => number;
   /** Image resizing; sharp unless a test wraps it. */
   thumbnailRenderer?: ThumbnailRenderer;
+  /** The verifier `main.ts` also runs in the background; built here when absent. */
+  verifier?: Verifier;
+}
+
+function adminDeps(deps: AppDeps) {
+  const { db, logger } = deps;
+  const { layout, attributes } = deps.storage;
+  return {
+    adminToken: deps.config.admin_token,
+    verifier: deps.verifier ?? new Verifier({ db, layout, attributes, logger }),
+    rebuilder: new Rebuilder({
+      db,
+      layout,
+      attributes,
+      logger,
+      errorThreshold: deps.config.rebuild_error_threshold,
+    }),
+    purge: { db, layout, attributes },
+  };
 }
 
 /** Builds the asset-store HTTP app; nothing is wired at import time. */
@@ -51,6 +72,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps));
   app.use(openApiRoutes(deps));
   app.use('/api/v1/can/:container', onlyContainerZero);
+  // Before every other router: the admin bearer check precedes any body or path parsing.
+  app.use('/api/v1/can/0', adminRoutes(adminDeps(deps)));
   const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
   app.use(
     '/api/v1/can/0',
@@ -65,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1/can/0', searchRoutes(deps));
   const thumbnails = new ThumbnailService({
     db: deps.db,
-    layout: storageLayout(deps.config.storage_root),
+    layout: deps.storage.layout,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
     cacheEnabled: deps.config.enable_thumbnail_cache,
     logger: deps.logger,

@@ -1,0 +1,43 @@
+import { sql, type Kysely } from 'kysely';
+import type { NewAssetRow } from '../assets/asset.table.js';
+import type { Database } from '../db/database.js';
+
+const REPLACED = [
+  'timestamp',
+  'mime_type',
+  'application',
+  'user',
+  'tags',
+  'description',
+  'human_filename',
+  'human_path',
+  'is_trashed',
+  'is_corrupted',
+  'path',
+  'size',
+] as const;
+
+/** Inserts the row, or replaces every field of the row with the same hash. */
+export async function upsertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<void> {
+  await db
+    .insertInto('asset')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('hash').doUpdateSet((eb) => ({
+        ...Object.fromEntries(REPLACED.map((c) => [c, eb.ref(`excluded.${c}`)])),
+        indexed_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
+}
+
+/** Empties the index (hard rebuild). */
+export async function deleteAllAssets(db: Kysely<Database>): Promise<void> {
+  await db.deleteFrom('asset').execute();
+}
+
+/** True when the index holds no row at all. */
+export async function isIndexEmpty(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('asset').select('hash').limit(1).executeTakeFirst();
+  return row === undefined;
+}

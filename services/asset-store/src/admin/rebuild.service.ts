@@ -1,0 +1,191 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import mime from 'mime-types';
+import type { Logger } from 'pino';
+import { hashFile } from '../assets/content-hash.js';
+import type { NewAssetRow } from '../assets/asset.table.js';
+import { Limiter } from '../concurrency/limiter.js';
+import type { Database } from '../db/database.js';
+import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
+import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
+import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
+import { deleteAllAssets, isIndexEmpty, upsertAsset } from './rebuild.repository.js';
+import { hasStoredFiles, scanStorage, type ScannedFile } from './storage-scan.js';
+
+/** `soft` upserts over the index; `hard` empties it first. */
+export type RebuildMode = 'soft' | 'hard';
+
+/** The counts `POST /admin/rebuild` answers with; `mode` is what finally ran. */
+export interface RebuildReport {
+  mode: RebuildMode;
+  scanned: number;
+  indexed: number;
+  errors: number;
+}
+
+/** What rebuilding needs. */
+export interface RebuildDeps {
+  db: Kysely<Database>;
+  layout: StorageLayout;
+  attributes: AttributeStore;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  /** Per-file errors a soft rebuild tolerates before it escalates to a hard one. */
+  errorThreshold: number;
+  /** Files read at once. */
+  concurrency?: number;
+}
+
+const CHUNK = 64;
+
+/** The tags a physical filename still shows (sanitised, so only a best effort). */
+function tagsInFilename(name: string, head: string, ext: string): string[] {
+  const middle = name.slice(head.length, name.length - ext.length - 1);
+  return middle.split('_').filter((t) => t !== '');
+}
+
+function rowFrom(attrs: AssetAttributes, file: ScannedFile, size: number): NewAssetRow {
+  return {
+    hash: attrs.hash,
+    timestamp: attrs.timestamp,
+    mime_type: attrs.mime_type,
+    application: attrs.application ?? null,
+    user: attrs.user ?? null,
+    tags: attrs.tags,
+    description: attrs.description ?? null,
+    human_filename: attrs.human_filename ?? null,
+    human_path: attrs.human_path ?? null,
+    is_trashed: attrs.is_trashed,
+    is_corrupted: attrs.is_corrupted,
+    path: file.relative,
+    size,
+  };
+}
+
+/**
+ * Rebuilds the index from the files alone: each file's attributes when it has them, else
+ * what its name says plus a recomputed hash. Rows whose file is gone are flagged
+ * corrupted, never deleted. One rebuild at a time.
+ */
+export class Rebuilder {
+  readonly #io: Limiter;
+  readonly #oneAtATime = new Limiter(1);
+
+  constructor(private readonly deps: RebuildDeps) {
+    this.#io = new Limiter(deps.concurrency ?? 4);
+  }
+
+  /** Runs a rebuild; a soft one with too many per-file errors becomes a hard one. */
+  rebuild(mode: RebuildMode): Promise<RebuildReport> {
+    return this.#oneAtATime.run(async () => {
+      if (mode === 'hard') return this.#hard();
+      const soft = await this.#pass('soft');
+      if (soft.errors <= this.deps.errorThreshold) return soft;
+      this.deps.logger.warn(
+        { errors: soft.errors, threshold: this.deps.errorThreshold },
+        'soft rebuild had too many errors; escalating to a hard rebuild',
+      );
+      return this.#hard();
+    });
+  }
+
+  /** At start: an empty index over a storage root with files rebuilds itself. */
+  async rebuildIfEmpty(): Promise<RebuildReport | undefined> {
+    if (!(await isIndexEmpty(this.deps.db)) || !(await hasStoredFiles(this.deps.layout))) {
+      return undefined;
+    }
+    const report = await this.rebuild('soft');
+    this.deps.logger.info(report, 'index was empty; rebuilt it from the storage root');
+    return report;
+  }
+
+  async #hard(): Promise<RebuildReport> {
+    await deleteAllAssets(this.deps.db);
+    return this.#pass('hard');
+  }
+
+  async #pass(mode: RebuildMode): Promise<RebuildReport> {
+    const report: RebuildReport = { mode, scanned: 0, indexed: 0, errors: 0 };
+    let chunk: ScannedFile[] = [];
+    const flush = async () => {
+      const results = await Promise.all(chunk.map((f) => this.#io.run(() => this.#index(f))));
+      for (const ok of results) {
+        if (ok) report.indexed++;
+        else report.errors++;
+      }
+      chunk = [];
+    };
+    for await (const file of scanStorage(this.deps.layout)) {
+      report.scanned++;
+      chunk.push(file);
+      if (chunk.length >= CHUNK) await flush();
+    }
+    await flush();
+    if (mode === 'soft') await this.#flagVanished();
+    return report;
+  }
+
+  /** Indexes one file; false (logged) when it cannot be. */
+  async #index(file: ScannedFile): Promise<boolean> {
+    try {
+      const { size } = await fs.stat(file.absolute);
+      const attrs =
+        (await this.deps.attributes.read(file.absolute)) ?? (await this.#fromName(file));
+      if (!attrs) {
+        this.deps.logger.warn({ file: file.relative }, 'not an asset file; skipped');
+        return false;
+      }
+      await upsertAsset(this.deps.db, rowFrom(attrs, file, size));
+      return true;
+    } catch (err) {
+      this.deps.logger.warn({ err, file: file.relative }, 'could not index file');
+      return false;
+    }
+  }
+
+  /**
+   * A file without attributes: identity from its name, integrity from a recomputed hash,
+   * type from its extension. The attributes are written back, so the next rebuild is exact.
+   */
+  async #fromName(file: ScannedFile): Promise<AssetAttributes | undefined> {
+    const name = path.posix.basename(file.relative);
+    const parsed = parsePhysicalFilename(name);
+    if (!parsed) return undefined;
+    const actual = await hashFile(file.absolute, parsed.timestamp);
+    const attrs: AssetAttributes = {
+      hash: parsed.hash,
+      timestamp: parsed.timestamp,
+      mime_type: mime.lookup(parsed.ext) || 'application/octet-stream',
+      tags: tagsInFilename(name, `${parsed.timestamp}_${parsed.hash}`, parsed.ext),
+      is_trashed: false,
+      is_corrupted: actual !== parsed.hash,
+    };
+    await this.deps.attributes
+      .write(file.absolute, attrs)
+      .catch((err: unknown) =>
+        this.deps.logger.warn({ err, file: file.relative }, 'could not write attributes back'),
+      );
+    return attrs;
+  }
+
+  /** Rows whose file is gone: flagged corrupted (the metadata stays, the bytes do not). */
+  async #flagVanished(): Promise<void> {
+    let after = -1;
+    for (;;) {
+      const rows = await listAssetsAfter(this.deps.db, after, 500);
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.timestamp;
+      await Promise.all(
+        rows
+          .filter((row) => !row.is_corrupted)
+          .map(async (row) => {
+            const exists = await fs
+              .access(toAbsolutePath(this.deps.layout, row.path))
+              .then(() => true)
+              .catch(() => false);
+            if (!exists) await setAssetCorrupted(this.deps.db, row.hash, true);
+          }),
+      );
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { isInternal } from '../storage/layout.js';
+
+/** A running watch; `close` stops it and drops pending changes. */
+export interface StorageWatch {
+  /** Resolves once every existing folder is watched. */
+  ready: Promise<void>;
+  close(): void;
+}
+
+/** How long the tree must be quiet before a batch goes out, and the longest a change waits. */
+export interface DebounceTimes {
+  quietMs: number;
+  maxWaitMs: number;
+}
+
+/**
+ * One inotify-style watch per folder rather than `fs.watch(..., {recursive})`: Node 20's
+ * recursive mode on Linux follows files by inode and goes deaf to a file replaced by a
+ * rename, which is exactly the change the verifier must catch. Folders appearing later
+ * are added; dot-folders (the service's own) are never watched.
+ */
+class FolderTreeWatch {
+  readonly #watchers = new Map<string, fs.FSWatcher>();
+  #closed = false;
+
+  constructor(
+    private readonly root: string,
+    private readonly onPath: (relative: string) => void,
+    private readonly logger: Pick<Logger, 'warn'>,
+  ) {}
+
+  async watchTree(dir: string): Promise<void> {
+    if (this.#closed || this.#watchers.has(dir)) return;
+    const relative = path.relative(this.root, dir);
+    if (relative !== '' && isInternal(relative)) return;
+    let watcher: fs.FSWatcher;
+    try {
+      watcher = fs.watch(dir, { persistent: false }, (_event, name) => this.#changed(dir, name));
+    } catch (err) {
+      this.logger.warn({ err, dir }, 'cannot watch folder; periodic scrubs still cover it');
+      return;
+    }
+    // A watched folder that disappears errors out or stops; either way it is forgotten.
+    watcher.on('error', () => this.#forget(dir));
+    this.#watchers.set(dir, watcher);
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    await Promise.all(
+      entries.filter((e) => e.isDirectory()).map((e) => this.watchTree(path.join(dir, e.name))),
+    );
+  }
+
+  #changed(dir: string, name: string | Buffer | null): void {
+    const absolute = name ? path.join(dir, name.toString()) : dir;
+    const relative = path.relative(this.root, absolute);
+    if (relative === '' || isInternal(relative)) return;
+    this.onPath(relative);
+    fs.stat(absolute, (err, stat) => {
+      if (err) this.#forgetUnder(absolute);
+      else if (stat.isDirectory()) void this.watchTree(absolute);
+    });
+  }
+
+  #forget(dir: string): void {
+    this.#watchers.get(dir)?.close();
+    this.#watchers.delete(dir);
+  }
+
+  #forgetUnder(dir: string): void {
+    for (const watched of this.#watchers.keys()) {
+      if (watched === dir || watched.startsWith(`${dir}${path.sep}`)) this.#forget(watched);
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const dir of [...this.#watchers.keys()]) this.#forget(dir);
+  }
+}
+
+/**
+ * Watches `root` and everything under it, handing over the changed relative paths in
+ * debounced batches, so a burst of writes to one file becomes one check, well within 5 s.
+ */
+export function watchStorage(
+  root: string,
+  onChanges: (relativePaths: Set<string>) => void,
+  logger: Pick<Logger, 'warn'>,
+  times: DebounceTimes = { quietMs: 300, maxWaitMs: 1500 },
+): StorageWatch {
+  let pending = new Set<string>();
+  let quiet: NodeJS.Timeout | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+
+  const flush = () => {
+    clearTimeout(quiet);
+    clearTimeout(deadline);
+    quiet = deadline = undefined;
+    const batch = pending;
+    pending = new Set();
+    if (batch.size > 0) onChanges(batch);
+  };
+
+  const tree = new FolderTreeWatch(
+    path.resolve(root),
+    (relative) => {
+      pending.add(relative);
+      clearTimeout(quiet);
+      quiet = setTimeout(flush, times.quietMs);
+      deadline ??= setTimeout(flush, times.maxWaitMs);
+    },
+    logger,
+  );
+
+  return {
+    ready: tree.watchTree(path.resolve(root)),
+    close() {
+      clearTimeout(quiet);
+      clearTimeout(deadline);
+      pending.clear();
+      tree.close();
+    },
+  };
+}

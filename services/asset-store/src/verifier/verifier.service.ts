@@ -1,0 +1,124 @@
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { toAssetAttributes, toAssetRecord } from '../assets/asset.model.js';
+import { findAssetByHash } from '../assets/asset.repository.js';
+import type { AssetRow } from '../assets/asset.table.js';
+import { Limiter } from '../concurrency/limiter.js';
+import type { Database } from '../db/database.js';
+import type { AttributeStore } from '../storage/attributes.js';
+import {
+  isInternal,
+  parsePhysicalFilename,
+  toAbsolutePath,
+  type StorageLayout,
+} from '../storage/layout.js';
+import { checkFile, type FileState } from './file-check.js';
+import { findAssetsAtOrUnder, listAssetsAfter, setAssetCorrupted } from './verifier.repository.js';
+
+/** The counts `POST /admin/verify` answers with. */
+export interface ScrubReport {
+  checked: number;
+  corrupted: number;
+  missing: number;
+  duration_ms: number;
+}
+
+/** What the verifier needs. */
+export interface VerifierDeps {
+  db: Kysely<Database>;
+  layout: StorageLayout;
+  attributes: AttributeStore;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Files hashed at once; bounded so a scrub does not starve requests. */
+  concurrency?: number;
+}
+
+const BATCH = 256;
+
+/**
+ * Compares stored files with their hashes and keeps `is_corrupted` (row and attributes)
+ * in step: set on a mismatch or a missing file, cleared when the content matches again.
+ */
+export class Verifier {
+  readonly #hashing: Limiter;
+  #stopped = false;
+
+  constructor(private readonly deps: VerifierDeps) {
+    this.#hashing = new Limiter(deps.concurrency ?? 2);
+  }
+
+  /** Makes running and later scrubs end early (at shutdown). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** Checks one indexed asset and fixes its flag; returns what the file looks like. */
+  async verifyAsset(row: AssetRow): Promise<FileState> {
+    const file = toAbsolutePath(this.deps.layout, row.path);
+    const inspect = () => this.#hashing.run(() => checkFile(file, row.timestamp, row.hash));
+    const state = await inspect();
+    const corrupt = state !== 'ok';
+    if (corrupt === row.is_corrupted) return state;
+    // A file caught mid-replace can look wrong once: act only on a finding seen twice.
+    const again = await inspect();
+    if (again !== state) return again;
+    await this.#flag(row.hash, file, state);
+    return state;
+  }
+
+  async #flag(hash: string, file: string, state: FileState): Promise<void> {
+    const corrupt = state !== 'ok';
+    const row = await setAssetCorrupted(this.deps.db, hash, corrupt);
+    if (!row) return;
+    this.deps.logger.warn(
+      { hash, state },
+      corrupt ? 'asset flagged corrupted' : 'asset intact again',
+    );
+    if (state === 'missing') return;
+    try {
+      await this.deps.attributes.write(file, toAssetAttributes(toAssetRecord(row)));
+    } catch (err) {
+      // The row carries the flag; the attribute copy is refreshed by the next check.
+      this.deps.logger.warn({ err, hash }, 'could not write the corrupted flag to the file');
+    }
+  }
+
+  /** Checks every indexed asset, oldest first. */
+  async scrub(): Promise<ScrubReport> {
+    const started = performance.now();
+    const report: ScrubReport = { checked: 0, corrupted: 0, missing: 0, duration_ms: 0 };
+    let after = -1;
+    while (!this.#stopped) {
+      const rows = await listAssetsAfter(this.deps.db, after, BATCH);
+      if (rows.length === 0) break;
+      after = rows[rows.length - 1]!.timestamp;
+      const states = await Promise.all(rows.map((row) => this.verifyAsset(row)));
+      report.checked += states.length;
+      for (const s of states) {
+        if (s === 'mismatch') report.corrupted++;
+        else if (s === 'missing') report.missing++;
+      }
+    }
+    report.duration_ms = Math.round(performance.now() - started);
+    return report;
+  }
+
+  /**
+   * Checks what changed at these paths (relative to the root, as the watcher reports them):
+   * an asset file, or a folder holding some. Paths inside dot-folders are the service's own.
+   */
+  async verifyPaths(relativePaths: Iterable<string>): Promise<void> {
+    const rows = new Map<string, AssetRow>();
+    for (const raw of relativePaths) {
+      const relative = raw.split(path.sep).join('/');
+      if (this.#stopped || relative === '' || isInternal(relative)) continue;
+      const parsed = parsePhysicalFilename(path.posix.basename(relative));
+      const found = parsed
+        ? [await findAssetByHash(this.deps.db, parsed.hash)]
+        : await findAssetsAtOrUnder(this.deps.db, relative);
+      for (const row of found) if (row) rows.set(row.hash, row);
+    }
+    await Promise.all([...rows.values()].map((row) => this.verifyAsset(row)));
+  }
+}

@@ -1,0 +1,292 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '@svc/envelope';
+import type { Express } from 'express';
+import request from 'supertest';
+import { Rebuilder } from '../src/admin/rebuild.service.js';
+import { createApp } from '../src/app.js';
+import { findAssetByHash } from '../src/assets/asset.repository.js';
+import { configSchema } from '../src/config.js';
+import { storeAsset, type StoredAsset } from './factories.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const TOKEN = 'correct horse battery staple';
+const BASE = '/api/v1/can/0';
+const logger = createLogger('admin-test', 'silent');
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  await t.index.db.deleteFrom('asset').execute();
+  for (const entry of fs.readdirSync(t.storageRoot)) {
+    if (entry !== '.index') fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
+  }
+  fs.mkdirSync(path.join(t.storageRoot, '.tmp'));
+  fs.mkdirSync(path.join(t.storageRoot, '.meta'));
+});
+
+function appWithout(): Express {
+  return createApp({
+    config: Object.freeze(configSchema.parse({ ...t.config, admin_token: undefined })),
+    storage: t.storage,
+    clock: Date.now,
+    db: t.index.db,
+    ping: t.index.ping,
+    logger,
+    version: '0.1.0',
+  });
+}
+
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+async function meta(hash: string): Promise<unknown> {
+  const res = await request(t.app).get(`${BASE}/asset/${hash}/meta`).expect(200);
+  return (res.body as { data: unknown }).data;
+}
+
+async function rows(): Promise<number> {
+  const all = await t.index.db.selectFrom('asset').select('hash').execute();
+  return all.length;
+}
+
+describe('admin authentication', () => {
+  const endpoints: [string, string][] = [
+    ['post', '/admin/verify'],
+    ['post', '/admin/rebuild'],
+    ['post', '/admin/rebuild?mode=bogus'],
+    ['delete', `/admin/asset/${'a'.repeat(64)}`],
+    ['delete', '/admin/asset/not-a-hash'],
+    ['get', '/admin/verify'],
+  ];
+
+  it.each(endpoints)('%s %s without a token answers 401', async (method, url) => {
+    const res = await request(t.app)[method as 'post'](`${BASE}${url}`).expect(401);
+    expect(res.body).toEqual({ status: 'error', error: 'missing or invalid admin token' });
+  });
+
+  it.each([
+    ['a wrong token', 'Bearer nope'],
+    ['another scheme', `Basic ${TOKEN}`],
+    ['a token with a suffix', `Bearer ${TOKEN}x`],
+    ['a bare token', TOKEN],
+    ['an empty bearer', 'Bearer '],
+  ])('refuses %s with 401', async (_name, header) => {
+    const res = await request(t.app)
+      .post(`${BASE}/admin/verify`)
+      .set('Authorization', header)
+      .expect(401);
+    expect(res.body).toEqual({ status: 'error', error: 'missing or invalid admin token' });
+  });
+
+  it.each(endpoints)('%s %s with no admin_token configured answers 403', async (method, url) => {
+    const res = await request(appWithout())
+      [method as 'post'](`${BASE}${url}`)
+      .set(auth)
+      .expect(403);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'admin endpoints are disabled: no admin_token configured',
+    });
+  });
+
+  it('checks the rest only after the token', async () => {
+    const mode = await request(t.app).post(`${BASE}/admin/rebuild?mode=bogus`).set(auth);
+    expect(mode.status).toBe(400);
+    expect(mode.body).toEqual({ status: 'error', error: 'invalid mode: expected soft or hard' });
+    const hash = await request(t.app).delete(`${BASE}/admin/asset/xyz`).set(auth).expect(400);
+    expect(hash.body).toEqual({
+      status: 'error',
+      error: 'invalid hash: expected 64 hexadecimal characters',
+    });
+    const method = await request(t.app).get(`${BASE}/admin/verify`).set(auth).expect(405);
+    expect(method.headers.allow).toBe('POST');
+  });
+
+  it('leaves the asset endpoints open', async () => {
+    await request(t.app).get(`${BASE}/list`).expect(200);
+  });
+});
+
+describe('POST /admin/verify', () => {
+  it('scrubs everything now and answers with the counts', async () => {
+    await storeAsset(t, 'one');
+    const bad = await storeAsset(t, 'two');
+    const gone = await storeAsset(t, 'three');
+    fs.writeFileSync(bad.file, 'TWO');
+    fs.rmSync(gone.file);
+    const res = await request(t.app).post(`${BASE}/admin/verify`).set(auth).expect(200);
+    const data = (res.body as { data: { duration_ms: number } }).data;
+    expect(res.body).toEqual({
+      status: 'success',
+      data: { checked: 3, corrupted: 1, missing: 1, duration_ms: data.duration_ms },
+    });
+    expect(data.duration_ms).toBeGreaterThanOrEqual(0);
+    expect((await findAssetByHash(t.index.db, bad.row.hash))?.is_corrupted).toBe(true);
+    expect((await findAssetByHash(t.index.db, gone.row.hash))?.is_corrupted).toBe(true);
+  });
+});
+
+async function fixtures(): Promise<StoredAsset[]> {
+  return [
+    await storeAsset(t, 'full record', {
+      mime_type: 'text/plain',
+      ext: 'txt',
+      application: 'notes',
+      user: 'ann',
+      tags: ['work', 'draft note'],
+      description: 'a description',
+      human_filename: 'note.txt',
+      human_path: 'docs/notes',
+      is_trashed: true,
+    }),
+    await storeAsset(t, '{"a":1}', { mime_type: 'application/json', ext: 'json', folder: 'x/y' }),
+    // Too large for ext4 xattrs: the whole set goes to a .meta/ sidecar.
+    await storeAsset(t, 'long one', { description: 'd'.repeat(16_384), tags: ['long'] }),
+  ];
+}
+
+describe('POST /admin/rebuild', () => {
+  it('restores every field after the index is emptied (soft)', async () => {
+    const made = await fixtures();
+    const before = await Promise.all(made.map((a) => meta(a.row.hash)));
+    await t.index.db.deleteFrom('asset').execute();
+    const res = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      data: { mode: 'soft', scanned: 3, indexed: 3, errors: 0 },
+    });
+    expect(await Promise.all(made.map((a) => meta(a.row.hash)))).toEqual(before);
+    const stored = await findAssetByHash(t.index.db, made[1]!.row.hash);
+    expect(stored).toMatchObject({ path: made[1]!.row.path, size: 7 });
+  });
+
+  it('drops the index first with mode=hard, so every row comes from the files', async () => {
+    const made = await fixtures();
+    const before = await Promise.all(made.map((a) => meta(a.row.hash)));
+    await t.index.db.updateTable('asset').set({ description: 'stale', user: 'nobody' }).execute();
+    const res = await request(t.app).post(`${BASE}/admin/rebuild?mode=hard`).set(auth).expect(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      data: { mode: 'hard', scanned: 3, indexed: 3, errors: 0 },
+    });
+    expect(await Promise.all(made.map((a) => meta(a.row.hash)))).toEqual(before);
+  });
+
+  it('indexes a file without attributes from its name and a recomputed hash', async () => {
+    const plain = await storeAsset(t, 'hello', {
+      ext: 'txt',
+      tags: ['a', 'b'],
+      withoutAttributes: true,
+    });
+    const forged = await storeAsset(t, 'forged', { ext: 'png', withoutAttributes: true });
+    fs.writeFileSync(forged.file, 'not what was hashed');
+    await t.index.db.deleteFrom('asset').execute();
+    await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
+    expect(await meta(plain.row.hash)).toEqual({
+      hash: plain.row.hash,
+      mime_type: 'text/plain',
+      tags: ['a', 'b'],
+      timestamp: plain.row.timestamp,
+      is_trashed: false,
+      is_corrupted: false,
+    });
+    expect(await meta(forged.row.hash)).toMatchObject({
+      mime_type: 'image/png',
+      is_corrupted: true,
+    });
+    // Written back, so the next rebuild reads them rather than hashing again.
+    expect(await t.storage.attributes.read(plain.file)).toMatchObject({ hash: plain.row.hash });
+  });
+
+  it('flags rows whose file vanished as corrupted and keeps them', async () => {
+    const [, , gone] = await fixtures();
+    fs.rmSync(gone!.file);
+    const res = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
+    expect(res.body).toEqual({
+      status: 'success',
+      data: { mode: 'soft', scanned: 2, indexed: 2, errors: 0 },
+    });
+    expect(await rows()).toBe(3);
+    expect(await meta(gone!.row.hash)).toMatchObject({ is_corrupted: true });
+  });
+
+  it('counts files it cannot index and escalates to hard past the threshold', async () => {
+    await fixtures();
+    const vanished = await storeAsset(t, 'vanishing');
+    fs.rmSync(vanished.file);
+    fs.writeFileSync(path.join(t.storageRoot, 'stray.txt'), 'not an asset');
+    const soft = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
+    expect(soft.body).toEqual({
+      status: 'success',
+      data: { mode: 'soft', scanned: 4, indexed: 3, errors: 1 },
+    });
+    expect(await rows()).toBe(4);
+
+    fs.writeFileSync(path.join(t.storageRoot, 'stray2.txt'), 'nor this');
+    fs.writeFileSync(path.join(t.storageRoot, 'stray3.txt'), 'nor this');
+    const hard = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
+    expect(hard.body).toEqual({
+      status: 'success',
+      data: { mode: 'hard', scanned: 6, indexed: 3, errors: 3 },
+    });
+    // The hard pass dropped the index first: the row of the vanished file is gone.
+    expect(await rows()).toBe(3);
+  });
+
+  it('happens on its own at start when the index is empty but files exist', async () => {
+    const made = await fixtures();
+    const before = await Promise.all(made.map((a) => meta(a.row.hash)));
+    const rebuilder = new Rebuilder({
+      db: t.index.db,
+      layout: t.storage.layout,
+      attributes: t.storage.attributes,
+      logger,
+      errorThreshold: 10,
+    });
+    expect(await rebuilder.rebuildIfEmpty()).toBeUndefined();
+    await t.index.db.deleteFrom('asset').execute();
+    expect(await rebuilder.rebuildIfEmpty()).toEqual({
+      mode: 'soft',
+      scanned: 3,
+      indexed: 3,
+      errors: 0,
+    });
+    expect(await Promise.all(made.map((a) => meta(a.row.hash)))).toEqual(before);
+  });
+});
+
+describe('DELETE /admin/asset/{hash}', () => {
+  it('purges the file, its thumbnails, its attributes and its row', async () => {
+    const [, , long] = await fixtures();
+    const { row, file } = long!;
+    const sidecar = path.join(t.storageRoot, '.meta', `${path.basename(file)}.json`);
+    expect(fs.existsSync(sidecar)).toBe(true);
+    fs.mkdirSync(path.join(t.storageRoot, '.thumbs'), { recursive: true });
+    const thumb = path.join(t.storageRoot, '.thumbs', `${row.hash}_10x10.jpg`);
+    fs.writeFileSync(thumb, 'jpeg');
+    const res = await request(t.app)
+      .delete(`${BASE}/admin/asset/${row.hash.toUpperCase()}`)
+      .set(auth)
+      .expect(200);
+    expect(res.body).toEqual({ status: 'success', data: 'purged' });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(fs.existsSync(sidecar)).toBe(false);
+    expect(fs.existsSync(thumb)).toBe(false);
+    expect(await findAssetByHash(t.index.db, row.hash)).toBeUndefined();
+    expect(await rows()).toBe(2);
+    await request(t.app).get(`${BASE}/asset/${row.hash}/meta`).expect(404);
+  });
+
+  it('answers 404 for an unknown hash', async () => {
+    const res = await request(t.app)
+      .delete(`${BASE}/admin/asset/${'c'.repeat(64)}`)
+      .set(auth)
+      .expect(404);
+    expect(res.body).toEqual({ status: 'error', error: 'asset not found' });
+  });
+});

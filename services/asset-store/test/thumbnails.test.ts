@@ -1,0 +1,286 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '@svc/envelope';
+import type { Express } from 'express';
+import sharp from 'sharp';
+import request from 'supertest';
+import { createApp } from '../src/app.js';
+import { configSchema } from '../src/config.js';
+import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbnail.renderer.js';
+import { storeAsset } from './factories.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+let renders = 0;
+/** sharp, counted: how many resizes really ran. */
+const countingRenderer: ThumbnailRenderer = {
+  render: (file, box) => {
+    renders++;
+    return sharpRenderer.render(file, box);
+  },
+};
+
+function appWith(overrides: Record<string, unknown> = {}): Express {
+  return createApp({
+    config: Object.freeze(configSchema.parse({ ...t.config, ...overrides })),
+    storage: t.storage,
+    clock: Date.now,
+    db: t.index.db,
+    ping: t.index.ping,
+    logger: createLogger('thumbnails-test', 'silent'),
+    version: '0.1.0',
+    thumbnailRenderer: countingRenderer,
+  });
+}
+
+let app: Express;
+beforeAll(async () => {
+  t = await createTestApp('thumbnails');
+  app = appWith();
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  renders = 0;
+});
+
+const thumbUrl = (hash: string, w: number | string, h: number | string) =>
+  `/api/v1/can/0/asset/${hash}/thumb/${w}/${h}`;
+
+function solid(width: number, height: number) {
+  return sharp({ create: { width, height, channels: 3, background: '#3366cc' } });
+}
+
+function thumb(a: Express, hash: string, w: number | string, h: number | string) {
+  return request(a)
+    .get(thumbUrl(hash, w, h))
+    .buffer(true)
+    .parse((res, cb) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+}
+
+async function jpegSize(
+  body: unknown,
+): Promise<{ width?: number; height?: number; format?: string }> {
+  const meta = await sharp(body as Buffer).metadata();
+  return { width: meta.width, height: meta.height, format: meta.format };
+}
+
+describe('image thumbnails', () => {
+  it('fits a JPEG into the box with its aspect kept', async () => {
+    const { row } = await storeAsset(t, await solid(400, 200).jpeg().toBuffer(), {
+      mime_type: 'image/jpeg',
+      ext: 'jpg',
+    });
+    const res = await thumb(app, row.hash, 100, 100).expect(200);
+    expect(res.headers['content-type']).toBe('image/jpeg');
+    expect(await jpegSize(res.body)).toEqual({ width: 100, height: 50, format: 'jpeg' });
+    const tall = await thumb(app, row.hash, 300, 30).expect(200);
+    expect(await jpegSize(tall.body)).toEqual({ width: 60, height: 30, format: 'jpeg' });
+  });
+
+  it('never enlarges a small image', async () => {
+    const { row } = await storeAsset(t, await solid(40, 20).png().toBuffer(), {
+      mime_type: 'image/png',
+      ext: 'png',
+    });
+    const res = await thumb(app, row.hash, 1000, 1000).expect(200);
+    expect(await jpegSize(res.body)).toEqual({ width: 40, height: 20, format: 'jpeg' });
+  });
+
+  it('applies the EXIF orientation before fitting', async () => {
+    // Stored 200x100 landscape, tagged "rotate 90°": viewers show it 100x200 portrait.
+    const rotated = await solid(200, 100).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    const { row } = await storeAsset(t, rotated, { mime_type: 'image/jpeg', ext: 'jpg' });
+    const res = await thumb(app, row.hash, 100, 100).expect(200);
+    expect(await jpegSize(res.body)).toEqual({ width: 50, height: 100, format: 'jpeg' });
+  });
+
+  it('flattens transparency on white', async () => {
+    const clear = await sharp({
+      create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
+    })
+      .png()
+      .toBuffer();
+    const { row } = await storeAsset(t, clear, { mime_type: 'image/png', ext: 'png' });
+    const res = await thumb(app, row.hash, 8, 8).expect(200);
+    const { data } = await sharp(res.body as Buffer)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    expect(Math.min(...data)).toBeGreaterThanOrEqual(250);
+  });
+
+  it.each([
+    ['WebP', 'image/webp', 'webp', () => solid(300, 150).webp().toBuffer()],
+    ['GIF', 'image/gif', 'gif', () => solid(300, 150).gif().toBuffer()],
+    ['TIFF', 'image/tiff', 'tiff', () => solid(300, 150).tiff().toBuffer()],
+    [
+      'SVG',
+      'image/svg+xml',
+      'svg',
+      () =>
+        Promise.resolve(
+          Buffer.from(
+            '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="150"><rect width="300" height="150" fill="red"/></svg>',
+          ),
+        ),
+    ],
+  ])('renders %s sources as JPEG', async (_name, mime, ext, make) => {
+    const { row } = await storeAsset(t, await make(), { mime_type: mime, ext });
+    const res = await thumb(app, row.hash, 60, 60).expect(200);
+    expect(res.headers['content-type']).toBe('image/jpeg');
+    expect(await jpegSize(res.body)).toEqual({ width: 60, height: 30, format: 'jpeg' });
+  });
+
+  it('serves a trashed asset’s thumbnail too', async () => {
+    const { row } = await storeAsset(t, await solid(20, 20).png().toBuffer(), {
+      mime_type: 'image/png',
+      ext: 'png',
+      is_trashed: true,
+    });
+    const res = await thumb(app, row.hash, 10, 10).expect(200);
+    expect(await jpegSize(res.body)).toEqual({ width: 10, height: 10, format: 'jpeg' });
+  });
+});
+
+describe('placeholders', () => {
+  it('draws an SVG naming the extension for a non-image, sized to fit the box', async () => {
+    const { row } = await storeAsset(t, '{"a": 1}', { mime_type: 'application/json', ext: 'json' });
+    const res = await thumb(app, row.hash, 120, 80).expect(200);
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    const svg = (res.body as Buffer).toString('utf8');
+    expect(svg).toMatch(/^<svg [^>]*width="80" height="80"/);
+    expect(svg).toContain('>json</text>');
+    expect(renders).toBe(0);
+  });
+
+  it('draws a placeholder for an image that cannot be decoded', async () => {
+    const { row } = await storeAsset(t, 'not really a png', { mime_type: 'image/png', ext: 'png' });
+    const res = await thumb(app, row.hash, 50, 100).expect(200);
+    const svg = (res.body as Buffer).toString('utf8');
+    expect(svg).toMatch(/^<svg [^>]*width="50" height="50"/);
+    expect(svg).toContain('>png</text>');
+  });
+
+  it('draws a placeholder for an image beyond the pixel limit', async () => {
+    const bomb =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="30000" height="30000"><rect width="10" height="10"/></svg>';
+    const { row } = await storeAsset(t, bomb, { mime_type: 'image/svg+xml', ext: 'svg' });
+    const res = await thumb(app, row.hash, 64, 64).expect(200);
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect((res.body as Buffer).toString('utf8')).toContain('>svg</text>');
+  });
+});
+
+describe('the thumbnail cache', () => {
+  it('writes .thumbs/<hash>_<w>x<h>.jpg and serves it without resizing again', async () => {
+    const { row } = await storeAsset(t, await solid(300, 300).jpeg().toBuffer(), {
+      mime_type: 'image/jpeg',
+      ext: 'jpg',
+    });
+    const first = await thumb(app, row.hash, 64, 32).expect(200);
+    const cached = path.join(t.storageRoot, '.thumbs', `${row.hash}_64x32.jpg`);
+    expect(fs.readFileSync(cached)).toEqual(first.body);
+    const second = await thumb(app, row.hash, 64, 32).expect(200);
+    expect(second.body).toEqual(first.body);
+    expect(renders).toBe(1);
+    expect(fs.readdirSync(path.join(t.storageRoot, '.tmp'))).toEqual([]);
+  });
+
+  it('writes nothing when the cache is disabled', async () => {
+    const uncached = appWith({ enable_thumbnail_cache: false });
+    const { row } = await storeAsset(t, await solid(30, 30).jpeg().toBuffer(), {
+      mime_type: 'image/jpeg',
+      ext: 'jpg',
+    });
+    await thumb(uncached, row.hash, 10, 10).expect(200);
+    await thumb(uncached, row.hash, 10, 10).expect(200);
+    expect(fs.existsSync(path.join(t.storageRoot, '.thumbs', `${row.hash}_10x10.jpg`))).toBe(false);
+    expect(renders).toBe(2);
+  });
+
+  it('makes one resize for 100 identical requests at once', async () => {
+    const { row } = await storeAsset(t, await solid(800, 600).jpeg().toBuffer(), {
+      mime_type: 'image/jpeg',
+      ext: 'jpg',
+    });
+    const all = await Promise.all(Array.from({ length: 100 }, () => thumb(app, row.hash, 80, 80)));
+    expect(all.map((r) => r.status)).toEqual(Array(100).fill(200));
+    expect(renders).toBe(1);
+    expect(await jpegSize(all[99]!.body)).toEqual({ width: 80, height: 60, format: 'jpeg' });
+  });
+});
+
+describe('thumbnail errors', () => {
+  it.each([
+    ['0', '10', 'invalid max_width: expected an integer from 1 to 4096'],
+    ['4097', '10', 'invalid max_width: expected an integer from 1 to 4096'],
+    ['1.5', '10', 'invalid max_width: expected an integer from 1 to 4096'],
+    ['wide', '10', 'invalid max_width: expected an integer from 1 to 4096'],
+    ['10', '0', 'invalid max_height: expected an integer from 1 to 4096'],
+    ['10', '99999', 'invalid max_height: expected an integer from 1 to 4096'],
+  ])('refuses a %sx%s box with 400', async (w, h, message) => {
+    const res = await request(app)
+      .get(thumbUrl('a'.repeat(64), w, h))
+      .expect(400);
+    expect(res.body).toEqual({ status: 'error', error: message });
+  });
+
+  it('accepts the bounds 1 and 4096', async () => {
+    const { row } = await storeAsset(t, await solid(50, 50).png().toBuffer(), {
+      mime_type: 'image/png',
+      ext: 'png',
+    });
+    const res = await thumb(app, row.hash, 1, 4096).expect(200);
+    expect(await jpegSize(res.body)).toEqual({ width: 1, height: 1, format: 'jpeg' });
+  });
+
+  it('refuses a malformed hash with 400 and an unknown one with 404', async () => {
+    const bad = await request(app)
+      .get(thumbUrl('xyz', 10, 10))
+      .expect(400);
+    expect(bad.body).toEqual({
+      status: 'error',
+      error: 'invalid hash: expected 64 hexadecimal characters',
+    });
+    const unknown = await request(app)
+      .get(thumbUrl('b'.repeat(64), 10, 10))
+      .expect(404);
+    expect(unknown.body).toEqual({ status: 'error', error: 'asset not found' });
+  });
+
+  it('answers 500 for a corrupted asset and for a missing file', async () => {
+    const png = await solid(20, 20).png().toBuffer();
+    const corrupted = await storeAsset(t, png, {
+      mime_type: 'image/png',
+      ext: 'png',
+      is_corrupted: true,
+    });
+    const res = await request(app)
+      .get(thumbUrl(corrupted.row.hash, 10, 10))
+      .expect(500);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'asset is corrupted: content does not match its hash',
+    });
+    const gone = await storeAsset(t, png, { mime_type: 'image/png', ext: 'png' });
+    fs.rmSync(gone.file);
+    const missing = await request(app)
+      .get(thumbUrl(gone.row.hash, 10, 10))
+      .expect(500);
+    expect(missing.body).toEqual({
+      status: 'error',
+      error: 'asset is corrupted: its file is missing',
+    });
+  });
+
+  it('answers another method with 405', async () => {
+    await request(app)
+      .post(thumbUrl('a'.repeat(64), 10, 10))
+      .expect(405);
+  });
+});

@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '@svc/envelope';
+import { findAssetByHash } from '../src/assets/asset.repository.js';
+import { Verifier } from '../src/verifier/verifier.service.js';
+import { startVerifier, type VerifierWorker } from '../src/verifier/verifier.worker.js';
+import { storeAsset } from './factories.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+let verifier: Verifier;
+let worker: VerifierWorker | undefined;
+const logger = createLogger('verifier-test', 'silent');
+
+beforeAll(async () => {
+  t = await createTestApp('verifier');
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(async () => {
+  await t.index.db.deleteFrom('asset').execute();
+  verifier = new Verifier({
+    db: t.index.db,
+    layout: t.storage.layout,
+    attributes: t.storage.attributes,
+    logger,
+  });
+});
+afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
+});
+
+async function corruptedFlag(hash: string): Promise<boolean | undefined> {
+  return (await findAssetByHash(t.index.db, hash))?.is_corrupted;
+}
+
+/** Polls the row until its flag is `expected`; fails after `ms`. */
+async function flagWithin(hash: string, expected: boolean, ms: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    if ((await corruptedFlag(hash)) === expected) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`is_corrupted did not become ${expected} within ${ms} ms`);
+}
+
+async function watch(): Promise<void> {
+  worker = startVerifier({ verifier, root: t.storageRoot, intervalHours: 0, logger });
+  await worker.ready;
+}
+
+describe('a full scrub', () => {
+  it('flags mismatching and missing files, counts them, and clears restored ones', async () => {
+    const good = await storeAsset(t, 'fine content');
+    const bad = await storeAsset(t, 'original', { folder: 'shard/a' });
+    const gone = await storeAsset(t, 'soon gone');
+    fs.writeFileSync(bad.file, 'tampered');
+    fs.rmSync(gone.file);
+
+    const { duration_ms, ...counts } = await verifier.scrub();
+    expect(counts).toEqual({ checked: 3, corrupted: 1, missing: 1 });
+    expect(duration_ms).toBeGreaterThanOrEqual(0);
+    expect(await corruptedFlag(good.row.hash)).toBe(false);
+    expect(await corruptedFlag(bad.row.hash)).toBe(true);
+    expect(await corruptedFlag(gone.row.hash)).toBe(true);
+    expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(true);
+
+    fs.writeFileSync(bad.file, 'original');
+    fs.writeFileSync(gone.file, 'soon gone');
+    const again = await verifier.scrub();
+    expect(again).toMatchObject({ checked: 3, corrupted: 0, missing: 0 });
+    expect(await corruptedFlag(bad.row.hash)).toBe(false);
+    expect(await corruptedFlag(gone.row.hash)).toBe(false);
+    expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(false);
+  });
+
+  it('runs in the background at start-up', async () => {
+    const bad = await storeAsset(t, 'before start');
+    fs.writeFileSync(bad.file, 'changed while down');
+    await watch();
+    await flagWithin(bad.row.hash, true, 5000);
+  });
+});
+
+describe('watching the storage root', () => {
+  it.each([
+    ['overwritten', (file: string) => fs.writeFileSync(file, 'something else entirely')],
+    ['truncated', (file: string) => fs.truncateSync(file, 3)],
+    ['deleted', (file: string) => fs.rmSync(file)],
+    [
+      'replaced by a rename',
+      (file: string) => {
+        fs.writeFileSync(`${file}.new`, 'replacement');
+        fs.renameSync(`${file}.new`, file);
+      },
+    ],
+  ])(
+    'flags a file %s within 5 seconds and clears it once restored',
+    async (_how, damage) => {
+      const content = 'precious bytes '.repeat(100);
+      const asset = await storeAsset(t, content, { folder: 'deep/er' });
+      await watch();
+      damage(asset.file);
+      await flagWithin(asset.row.hash, true, 5000);
+      fs.writeFileSync(asset.file, content);
+      await flagWithin(asset.row.hash, false, 5000);
+    },
+    15_000,
+  );
+
+  it('flags every asset of a deleted folder', async () => {
+    const a = await storeAsset(t, 'a', { folder: 'gone-folder' });
+    const b = await storeAsset(t, 'b', { folder: 'gone-folder/sub' });
+    await watch();
+    fs.rmSync(path.join(t.storageRoot, 'gone-folder'), { recursive: true });
+    await flagWithin(a.row.hash, true, 5000);
+    await flagWithin(b.row.hash, true, 5000);
+  });
+
+  it('ignores the service’s own dot-folders', async () => {
+    const asset = await storeAsset(t, 'x');
+    const checked: string[] = [];
+    const verifyAsset = verifier.verifyAsset.bind(verifier);
+    verifier.verifyAsset = (row) => {
+      checked.push(row.hash);
+      return verifyAsset(row);
+    };
+    await verifier.verifyPaths([
+      `.thumbs/${asset.row.hash}_1x1.jpg`,
+      `.meta/${path.basename(asset.file)}.json`,
+      '.tmp/upload',
+    ]);
+    expect(checked).toEqual([]);
+    await verifier.verifyPaths([path.basename(asset.file)]);
+    expect(checked).toEqual([asset.row.hash]);
+  });
+});
