@@ -1,3 +1,3 @@
 export default {
-  projects: ['<rootDir>/packages/*', '<rootDir>/services/*'],
+  projects: ['<rootDir>/packages/*', '<rootDir>/services/*', '<rootDir>/test'],
 };

