@@ -1,10 +1,13 @@
 import { ConfigError, splitListen } from '@svc/config';
 import { createLogger, serve } from '@svc/envelope';
+import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openIndex, targetFor } from './db/database.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { readVersion } from './version.js';
+import { Verifier } from './verifier/verifier.service.js';
+import { startVerifier } from './verifier/verifier.worker.js';
 
 function configOrExit(): Config {
   try {
@@ -22,7 +25,18 @@ async function main(): Promise<void> {
   const logger = createLogger('asset-store', config.log_level);
   const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
+  const { layout, attributes } = storage;
+  // Awaited: a lost database must be whole again before the first list or search.
+  await new Rebuilder({
+    db: index.db,
+    layout,
+    attributes,
+    logger,
+    errorThreshold: config.rebuild_error_threshold,
+  }).rebuildIfEmpty();
+  const verifier = new Verifier({ db: index.db, layout, attributes, logger });
   const app = createApp({
+    verifier,
     config,
     storage,
     clock: Date.now,
@@ -31,8 +45,24 @@ async function main(): Promise<void> {
     logger,
     version: readVersion(),
   });
+  // Background from here on: the start-up scrub never delays serving.
+  const worker = startVerifier({
+    verifier,
+    root: layout.root,
+    intervalHours: config.verify_interval_hours,
+    logger,
+  });
   const { host, port } = splitListen(config.listen);
-  await serve({ app, host, port, logger, onClose: () => index.close() });
+  await serve({
+    app,
+    host,
+    port,
+    logger,
+    onClose: async () => {
+      await worker.stop();
+      await index.close();
+    },
+  });
 }
 
 main().catch((err: unknown) => {
