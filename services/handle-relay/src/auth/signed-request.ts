@@ -40,7 +40,7 @@ export function verifySignedRequest(input: SignedRequestInput): number {
   const nowSeconds = Math.floor(input.now / 1000);
   if (Math.abs(nowSeconds - ts) > SIGNED_REQUEST_SKEW_SECONDS) throw relayErrors.staleAuth();
   const primary = parsePrimary(input.primary);
-  const message = new TextEncoder().encode(canonicalMessage(input.lines, tsText));
+  const message = Buffer.from(canonicalMessage(input.lines, tsText), 'utf8');
   if (!primary || !verifyEd25519(primary.keyHex, message, value.slice(colon + 1))) {
     throw relayErrors.badSignature();
   }
