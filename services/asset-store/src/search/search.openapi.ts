@@ -1,0 +1,97 @@
+import {
+  errorResponses,
+  ref,
+  successResponse,
+  type JsonObject,
+  type OpenApiFeature,
+} from '../openapi/openapi.js';
+
+const BASE = '/api/v1/can/0';
+
+const query = (name: string, description: string, schema: JsonObject): JsonObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+
+const flag = (name: string, description: string) =>
+  query(name, description, { type: 'string', enum: ['true', 'false', '1', '0'], default: 'false' });
+
+const timestamp = { type: 'integer', minimum: 0 };
+
+const pageParameters: JsonObject[] = [
+  query('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: 1000, default: 50 }),
+  query('offset', 'Matches skipped (after offset_time narrowed them).', {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+  }),
+  query(
+    'offset_time',
+    'Epoch ms cursor: only items strictly before it (desc) or after it (asc).',
+    timestamp,
+  ),
+  query('order', 'By timestamp.', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+  query('application', 'Only assets of this application (exact).', { type: 'string' }),
+  flag('include_trashed', 'Include trashed assets.'),
+  flag('include_corrupted', 'Include corrupted assets.'),
+];
+
+const searchParameters: JsonObject[] = [
+  query('hash', 'Exact hash or a prefix of it, either case.', {
+    type: 'string',
+    pattern: '^[0-9a-fA-F]{1,64}$',
+  }),
+  query('start_time', 'Epoch ms, inclusive lower bound.', timestamp),
+  query('end_time', 'Epoch ms, inclusive upper bound.', timestamp),
+  query('tags', 'Comma-separated; the asset must carry every one.', { type: 'string' }),
+  query('mime_type', 'Exact MIME type.', { type: 'string' }),
+  query('user', 'Exact user.', { type: 'string' }),
+];
+
+const answers = {
+  '200': successResponse('One page and the exact number of matches', ref('AssetPage')),
+  ...errorResponses({ 400: 'A parameter is invalid (named in the message)' }),
+};
+
+/** `GET /list` and `GET /search`. */
+export const searchOpenApi: OpenApiFeature = {
+  paths: {
+    [`${BASE}/list`]: {
+      get: {
+        summary: 'List assets by timestamp',
+        parameters: pageParameters,
+        responses: answers,
+      },
+    },
+    [`${BASE}/search`]: {
+      get: {
+        summary: 'Search assets; every filter given must match',
+        parameters: [...searchParameters, ...pageParameters],
+        responses: answers,
+      },
+    },
+  },
+  schemas: {
+    AssetPage: {
+      type: 'object',
+      required: ['items', 'pagination'],
+      additionalProperties: false,
+      properties: {
+        items: { type: 'array', items: ref('AssetRecord') },
+        pagination: {
+          type: 'object',
+          required: ['limit', 'offset', 'total'],
+          additionalProperties: false,
+          properties: {
+            limit: { type: 'integer', minimum: 1 },
+            offset: { type: 'integer', minimum: 0 },
+            total: { type: 'integer', minimum: 0 },
+          },
+        },
+      },
+    },
+  },
+};
