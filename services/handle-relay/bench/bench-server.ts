@@ -14,17 +14,13 @@ import { configSchema } from '../src/config.js';
 import { openStore } from '../src/db/database.js';
 import { createRelayRuntime } from '../src/messages/relay-runtime.js';
 
-const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
 function expressVerifyApp(): Express {
   const app = express();
   app.post('/verify', express.json(), (req, res) => {
     const body = req.body as { payload: unknown; signature: { key: string; sig: string } };
-    const key = createPublicKey({
-      key: Buffer.concat([SPKI_PREFIX, Buffer.from(body.signature.key.slice(8), 'hex')]),
-      format: 'der',
-      type: 'spki',
-    });
+    // JWK: the cheapest way node:crypto imports a raw Ed25519 public key.
+    const x = Buffer.from(body.signature.key.slice(8), 'hex').toString('base64url');
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
     const ok = verify(
       null,
       Buffer.from(canonicalize(body.payload)),
