@@ -218,7 +218,7 @@ describe('GET /v1/inbox/{handle}', () => {
       ],
       [undefined, 'missing X-ID-Auth header'],
       [
-        signedAuthValue(alice.keys.secretKey, authLines.inbox(alice.handle, 0), unixNow() - 61),
+        signedAuthValue(alice.keys.secretKey, authLines.inbox(alice.handle, 0), unixNow() - 90),
         'auth header is stale',
       ],
     ];

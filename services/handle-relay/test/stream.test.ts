@@ -106,7 +106,7 @@ describe('opening GET /v1/inbox/{handle}/stream', () => {
         'signature did not verify',
       ],
       [
-        signedAuthValue(alice.keys.secretKey, authLines.stream(alice.handle), unixNow() + 61),
+        signedAuthValue(alice.keys.secretKey, authLines.stream(alice.handle), unixNow() + 90),
         'auth header is stale',
       ],
     ];
