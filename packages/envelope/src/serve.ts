@@ -66,11 +66,12 @@ export async function serve(options: ServeOptions): Promise<Served> {
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
-      logger.info({ reason }, 'shutting down');
       draining = true;
       for (const res of active) closeAfter(res);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Logged once the listener is closed: whoever reads it knows new connections fail.
+      logger.info({ reason }, 'shutting down');
       await options.beforeDrain?.();
       const timer = setTimeout(() => server.closeAllConnections(), drainMs);
       timer.unref();
