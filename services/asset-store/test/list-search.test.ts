@@ -319,6 +319,76 @@ describe('GET /search', () => {
   });
 });
 
+describe('pagination.total', () => {
+  /** The truth, counted straight from the table. */
+  async function counted(where: (row: AssetRow) => boolean): Promise<number> {
+    const all = await t.index.db.selectFrom('asset').selectAll().execute();
+    return all.filter(where).length;
+  }
+
+  it('stays exact through flag changes, edits, deletes and bulk statements', async () => {
+    const db = t.index.db;
+    for (let i = 0; i < 12; i++) {
+      await insertAssetRow(db, {
+        application: i % 3 === 0 ? null : `app${i % 2}`,
+        user: `u${i % 4}`,
+        mime_type: i % 2 ? 'image/png' : 'text/plain',
+        tags: i % 5 === 0 ? [] : ['shared', `t${i % 3}`],
+      });
+    }
+    await db.updateTable('asset').set({ is_trashed: true }).where('user', '=', 'u1').execute();
+    await db.updateTable('asset').set({ is_corrupted: true }).where('user', '=', 'u2').execute();
+    await db
+      .updateTable('asset')
+      .set({ tags: ['moved'], application: 'app9' })
+      .where('user', '=', 'u3')
+      .execute();
+    await db
+      .deleteFrom('asset')
+      .where('mime_type', '=', 'text/plain')
+      .where('user', '=', 'u0')
+      .execute();
+
+    const visible = (r: AssetRow) => !r.is_trashed && !r.is_corrupted;
+    const cases: [Record<string, string>, (r: AssetRow) => boolean][] = [
+      [{}, visible],
+      [{ include_trashed: 'true' }, (r) => !r.is_corrupted],
+      [{ include_corrupted: 'true' }, (r) => !r.is_trashed],
+      [{ include_trashed: 'true', include_corrupted: 'true' }, () => true],
+      [{ application: 'app1' }, (r) => visible(r) && r.application === 'app1'],
+      [
+        { application: 'app9', include_trashed: '1' },
+        (r) => !r.is_corrupted && r.application === 'app9',
+      ],
+      [{ user: 'u2', include_corrupted: '1' }, (r) => !r.is_trashed && r.user === 'u2'],
+      [{ mime_type: 'image/png' }, (r) => visible(r) && r.mime_type === 'image/png'],
+      [{ tags: 'shared' }, (r) => visible(r) && r.tags.includes('shared')],
+      [{ tags: 'moved' }, (r) => visible(r) && r.tags.includes('moved')],
+      [
+        { tags: 'shared,t1' },
+        (r) => visible(r) && r.tags.includes('shared') && r.tags.includes('t1'),
+      ],
+      [
+        { user: 'u0', mime_type: 'image/png' },
+        (r) => visible(r) && r.user === 'u0' && r.mime_type === 'image/png',
+      ],
+    ];
+    for (const [query, where] of cases) {
+      const res = await page('/search', query);
+      expect({ query, total: res.data.pagination.total }).toEqual({
+        query,
+        total: await counted(where),
+      });
+    }
+
+    await db.deleteFrom('asset').execute();
+    expect(
+      (await page('/list', { include_trashed: '1', include_corrupted: '1' })).data.pagination.total,
+    ).toBe(0);
+    expect((await page('/search', { tags: 'shared' })).data.pagination.total).toBe(0);
+  });
+});
+
 describe('cursor paging', () => {
   it.each(['desc', 'asc'] as const)(
     'walks every asset once in %s order while new ones arrive',

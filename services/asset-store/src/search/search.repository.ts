@@ -53,12 +53,8 @@ function matches(eb: ExpressionBuilder<Database, 'asset'>, f: AssetFilter): Expr
   return eb.and(and);
 }
 
-/** One page of matching rows in timestamp order. */
-export async function findAssetPage(
-  db: Kysely<Database>,
-  filter: AssetFilter,
-  window: PageWindow,
-): Promise<AssetRow[]> {
+/** The page query, unexecuted, so benchmarks can EXPLAIN exactly what runs. */
+export function assetPageQuery(db: Kysely<Database>, filter: AssetFilter, window: PageWindow) {
   let query = db
     .selectFrom('asset')
     .selectAll()
@@ -66,19 +62,57 @@ export async function findAssetPage(
   if (window.offsetTime !== undefined) {
     query = query.where('timestamp', window.order === 'desc' ? '<' : '>', window.offsetTime);
   }
-  return query
-    .orderBy('timestamp', window.order)
-    .limit(window.limit)
-    .offset(window.offset)
-    .execute();
+  return query.orderBy('timestamp', window.order).limit(window.limit).offset(window.offset);
+}
+
+/** One page of matching rows in timestamp order. */
+export async function findAssetPage(
+  db: Kysely<Database>,
+  filter: AssetFilter,
+  window: PageWindow,
+): Promise<AssetRow[]> {
+  return assetPageQuery(db, filter, window).execute();
+}
+
+/** The count query, unexecuted (see `assetPageQuery`). */
+export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter) {
+  return db
+    .selectFrom('asset')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where((eb) => matches(eb, filter));
+}
+
+/**
+ * The kept count (`asset_count`, maintained by triggers) that answers this filter exactly,
+ * when there is one: no filter but the switches, or exactly one of application, user,
+ * MIME type or a single tag.
+ */
+function keptCountKey(f: AssetFilter): { dimension: string; value: string } | undefined {
+  if (f.hashPrefix !== undefined || f.startTime !== undefined || f.endTime !== undefined) {
+    return undefined;
+  }
+  const keys: { dimension: string; value: string }[] = [];
+  if (f.application !== undefined) keys.push({ dimension: 'application', value: f.application });
+  if (f.user !== undefined) keys.push({ dimension: 'user', value: f.user });
+  if (f.mimeType !== undefined) keys.push({ dimension: 'mime_type', value: f.mimeType });
+  const tags = f.tags ?? [];
+  if (tags.length > 1) return undefined;
+  if (tags.length === 1) keys.push({ dimension: 'tag', value: tags[0]! });
+  if (keys.length > 1) return undefined;
+  return keys[0] ?? { dimension: 'all', value: '' };
 }
 
 /** How many rows match, regardless of any page window. */
 export async function countAssets(db: Kysely<Database>, filter: AssetFilter): Promise<number> {
-  const row = await db
-    .selectFrom('asset')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => matches(eb, filter))
-    .executeTakeFirstOrThrow();
+  const key = keptCountKey(filter);
+  if (key) {
+    const { rows } = await sql<{ n: number | string }>`
+      select coalesce(sum(n), 0) as n from asset_count
+      where dimension = ${key.dimension} and value = ${key.value}
+      ${filter.includeTrashed ? sql`` : sql`and not is_trashed`}
+      ${filter.includeCorrupted ? sql`` : sql`and not is_corrupted`}`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  }
+  const row = await assetCountQuery(db, filter).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -15,7 +15,8 @@ export interface AssetPage {
   pagination: { limit: number; offset: number; total: number };
 }
 
-function windowOf(q: ListQuery): PageWindow {
+/** The page window of a list or search query. */
+export function windowOf(q: ListQuery): PageWindow {
   return { order: q.order, limit: q.limit, offset: q.offset, offsetTime: q.offset_time };
 }
 
@@ -35,34 +36,34 @@ async function page(
   };
 }
 
+/** What a list query matches. */
+export function listFilter(q: ListQuery): AssetFilter {
+  return {
+    application: q.application,
+    includeTrashed: q.include_trashed,
+    includeCorrupted: q.include_corrupted,
+  };
+}
+
+/** What a search query matches. */
+export function searchFilter(q: SearchQuery): AssetFilter {
+  return {
+    ...listFilter(q),
+    hashPrefix: q.hash,
+    startTime: q.start_time,
+    endTime: q.end_time,
+    tags: q.tags,
+    mimeType: q.mime_type,
+    user: q.user,
+  };
+}
+
 /** `GET /list`: every asset, optionally of one application, newest first by default. */
 export function listAssets(db: Kysely<Database>, q: ListQuery): Promise<AssetPage> {
-  return page(
-    db,
-    {
-      application: q.application,
-      includeTrashed: q.include_trashed,
-      includeCorrupted: q.include_corrupted,
-    },
-    windowOf(q),
-  );
+  return page(db, listFilter(q), windowOf(q));
 }
 
 /** `GET /search`: the assets matching every filter given. */
 export function searchAssets(db: Kysely<Database>, q: SearchQuery): Promise<AssetPage> {
-  return page(
-    db,
-    {
-      hashPrefix: q.hash,
-      startTime: q.start_time,
-      endTime: q.end_time,
-      tags: q.tags,
-      mimeType: q.mime_type,
-      user: q.user,
-      application: q.application,
-      includeTrashed: q.include_trashed,
-      includeCorrupted: q.include_corrupted,
-    },
-    windowOf(q),
-  );
+  return page(db, searchFilter(q), windowOf(q));
 }

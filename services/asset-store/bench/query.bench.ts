@@ -1,0 +1,189 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createTestDatabase } from '@svc/config/testing';
+import { createLogger } from '@svc/envelope';
+import { sql, type Compilable } from 'kysely';
+import { request } from 'undici';
+import { createApp } from '../src/app.js';
+import { configSchema } from '../src/config.js';
+import { openIndex } from '../src/db/database.js';
+import { assetCountQuery, assetPageQuery } from '../src/search/search.repository.js';
+import { parseQuery, searchQuery } from '../src/search/search.schemas.js';
+import { searchFilter, windowOf } from '../src/search/search.service.js';
+import { openAssetStorage } from '../src/storage/asset-storage.js';
+
+/**
+ * `pnpm --filter asset-store bench:query`: 1,000,000 synthetic rows inserted directly with
+ * generate_series into a fresh database on TEST_DATABASE_URL (dropped afterwards), then
+ * p50/p95 over HTTP of list (offset 0, offset 100,000, a deep offset_time cursor) and of
+ * search by each filter and a combined one, each with its query plans (EXPLAIN ANALYZE).
+ * Targets: p95 ≤ 20 ms for every filter; deep cursor page ≤ 1.2 × page one.
+ */
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 200);
+const BASE_TS = 1_700_000_000_000;
+
+if (!process.env.TEST_DATABASE_URL) {
+  process.stderr.write('bench:query needs TEST_DATABASE_URL (a postgres:// server URL)\n');
+  process.exit(2);
+}
+
+const scenarios: [string, string][] = [
+  ['list, page one', 'limit=50'],
+  ['list, offset 100,000', 'limit=50&offset=100000'],
+  ['list, offset_time deep (cursor at 90%)', `limit=50&offset_time=${BASE_TS + 100_000 * 1000}`],
+  ['list, application', 'limit=50&application=app7'],
+  ['search, hash prefix (2 hex)', 'hash=ab'],
+  ['search, hash prefix (6 hex)', 'hash=abcdef'],
+  ['search, exact hash', `hash=HASH`],
+  [
+    'search, time window (1 day)',
+    `start_time=${BASE_TS + 500_000_000}&end_time=${BASE_TS + 586_400_000}`,
+  ],
+  ['search, one tag (2%)', 'tags=t7'],
+  ['search, two tags (0.3%)', 'tags=t7,w3'],
+  ['search, mime_type', 'mime_type=image/png'],
+  ['search, user', 'user=user42'],
+  ['search, application', 'application=app3'],
+  ['search, include trashed+corrupted', 'include_trashed=true&include_corrupted=true'],
+  [
+    'search, combined',
+    `mime_type=image/jpeg&application=app5&tags=t5&start_time=${BASE_TS}&end_time=${BASE_TS + 900_000_000}`,
+  ],
+];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const testDb = await createTestDatabase('bench_query');
+  const index = await openIndex(testDb.target);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-query-'));
+  try {
+    const db = index.db;
+    let started = performance.now();
+    // Timestamps 1 s apart; ~1% trashed, 0.1% corrupted; 20 applications, 1000 users,
+    // 5 MIME types, tags t0..t49 and w0..w6 (two per row).
+    await sql`
+      insert into asset (hash, timestamp, mime_type, application, "user", tags, path, size,
+                         is_trashed, is_corrupted)
+      select encode(sha256(int8send(i)), 'hex'),
+             ${BASE_TS}::bigint + i * 1000,
+             (array['image/jpeg','image/png','application/json','text/plain','video/mp4'])[1 + i % 5],
+             'app' || (i % 20),
+             'user' || (i % 1000),
+             array['t' || (i % 50), 'w' || (i % 7)],
+             'f/' || i || '.bin',
+             i % 4096,
+             i % 100 = 0,
+             i % 1000 = 1
+      from generate_series(1, ${ROWS}::bigint) as i`.execute(db);
+    await sql`vacuum analyze asset`.execute(db);
+    console.log(`inserted ${ROWS} rows in ${Math.round(performance.now() - started)} ms`);
+
+    const someHash = (
+      await db
+        .selectFrom('asset')
+        .select('hash')
+        .limit(1)
+        .offset(ROWS / 2)
+        .executeTakeFirstOrThrow()
+    ).hash;
+    const logger = createLogger('bench-query', 'silent');
+    const app = createApp({
+      config: Object.freeze(configSchema.parse({ storage_root: root, log_level: 'silent' })),
+      storage: await openAssetStorage(root, logger),
+      clock: Date.now,
+      db,
+      ping: index.ping,
+      logger,
+      version: 'bench',
+    });
+    const server = http.createServer(app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+
+    const explain = async (q: Compilable) => {
+      const c = q.compile();
+      const plan = await sql<{
+        'QUERY PLAN': string;
+      }>`explain (analyze, costs off, timing off, summary off) ${sql.raw(c.sql.replace(/\$(\d+)/g, (_m, n: string) => literal(c.parameters[Number(n) - 1])))}`.execute(
+        db,
+      );
+      return plan.rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n');
+    };
+
+    const results: { name: string; p50: number; p95: number; total: number }[] = [];
+    for (const [name, rawQuery] of scenarios) {
+      const query = rawQuery.replace('HASH', someHash.toUpperCase());
+      const url = `http://127.0.0.1:${port}/api/v1/can/0/${name.startsWith('list') ? 'list' : 'search'}?${query}`;
+      let total = 0;
+      for (let i = 0; i < 10; i++) await (await request(url)).body.dump();
+      const times: number[] = [];
+      started = performance.now();
+      for (let i = 0; i < RUNS; i++) {
+        const t0 = performance.now();
+        const res = await request(url);
+        const body = (await res.body.json()) as { data: { pagination: { total: number } } };
+        times.push(performance.now() - t0);
+        total = body.data.pagination.total;
+      }
+      times.sort((a, b) => a - b);
+      results.push({ name, p50: percentile(times, 50), p95: percentile(times, 95), total });
+      const q = parseQuery(searchQuery, Object.fromEntries(new URLSearchParams(query)));
+      console.log(`\n${name}  (?${query})`);
+      console.log(
+        `    page plan:\n${await explain(assetPageQuery(db, searchFilter(q), windowOf(q)))}`,
+      );
+      console.log(`    count plan:\n${await explain(assetCountQuery(db, searchFilter(q)))}`);
+    }
+    server.close();
+
+    console.log(
+      `\nbench:query — ${ROWS.toLocaleString('en')} rows, ${RUNS} sequential requests each, HTTP on loopback`,
+    );
+    console.log(
+      'scenario'.padEnd(44),
+      'p50 ms'.padStart(8),
+      'p95 ms'.padStart(8),
+      'total'.padStart(9),
+      '  target',
+    );
+    for (const r of results) {
+      console.log(
+        r.name.padEnd(44),
+        r.p50.toFixed(2).padStart(8),
+        r.p95.toFixed(2).padStart(8),
+        String(r.total).padStart(9),
+        r.p95 <= 20 ? '  p95 ≤ 20 ms ok' : '  p95 ≤ 20 ms MISSED',
+      );
+    }
+    const pageOne = results[0]!;
+    const deep = results[2]!;
+    const ratio = deep.p50 / pageOne.p50;
+    console.log(
+      `\ndeep offset_time page vs page one (baseline, same run): p50 ${deep.p50.toFixed(2)} / ${pageOne.p50.toFixed(2)} ms = ${ratio.toFixed(2)}× (target ≤ 1.2×) ${ratio <= 1.2 ? 'ok' : 'MISSED'}`,
+    );
+    const offset = results[1]!;
+    console.log(
+      `offset 100,000 vs page one (for contrast): ${(offset.p50 / pageOne.p50).toFixed(2)}×`,
+    );
+  } finally {
+    await index.close();
+    await testDb.drop();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function literal(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `array[${value.map(literal).join(',')}]`;
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+await main();
