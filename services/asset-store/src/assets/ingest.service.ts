@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import type { Kysely } from 'kysely';
@@ -8,12 +9,12 @@ import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
 import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
 import {
-  commitStagedFile,
   discardFile,
+  fsyncDirectory,
   stageBuffer,
   type StagedFile,
 } from '../storage/staged-file.js';
-import { insertAsset } from './asset.repository.js';
+import { deleteAsset, insertAsset } from './asset.repository.js';
 import { ingestFieldsSchema, parseInput, type IngestFields } from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
@@ -102,7 +103,7 @@ export class IngestService {
     });
     const finalPath = path.join(layout.root, filename);
     try {
-      await commitStagedFile(staged, finalPath);
+      await fs.rename(staged.tmpPath, finalPath);
     } catch (err) {
       await discardFile(staged.tmpPath);
       throw err;
@@ -120,9 +121,12 @@ export class IngestService {
       is_trashed: false,
       is_corrupted: false,
     };
-    try {
-      await attributes.write(finalPath, attrs);
-      await insertAsset(this.deps.db, {
+    // The three are independent and each waits on a disk or the database: run them
+    // together, and acknowledge only when all of them are durable.
+    const steps = await Promise.allSettled([
+      fsyncDirectory(layout.root),
+      attributes.write(finalPath, attrs),
+      insertAsset(this.deps.db, {
         hash: staged.hash,
         timestamp: staged.timestamp,
         mime_type: mimeType,
@@ -134,11 +138,16 @@ export class IngestService {
         human_path: fields.human_readable_path ?? null,
         path: toRelativePath(layout, finalPath),
         size: staged.size,
-      });
-    } catch (err) {
+      }),
+    ]);
+    const failed = steps.find((step) => step.status === 'rejected');
+    if (failed) {
+      if (steps[2].status === 'fulfilled') {
+        await deleteAsset(this.deps.db, staged.hash).catch(() => undefined);
+      }
       await attributes.remove(finalPath).catch(() => undefined);
       await discardFile(finalPath);
-      throw err;
+      throw failed.reason;
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { createAttributeStore, type AttributeStore } from './attributes.js';
+import type { AttributeStore } from './attributes.js';
+import { createAttributeStore } from './fallback-attribute-store.js';
 import { storageLayout, type StorageLayout } from './layout.js';
 
 /** The storage root as the app uses it: where things are, and the attribute port. */

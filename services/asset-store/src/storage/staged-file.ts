@@ -91,15 +91,6 @@ export async function stageBuffer(
   return stageStream(tmpDir, timestamp, Readable.from([content]));
 }
 
-/**
- * Moves a staged file into place and fsyncs its folder, so the rename itself survives a
- * crash: once this resolves the file is durable under its final name.
- */
-export async function commitStagedFile(staged: StagedFile, finalPath: string): Promise<void> {
-  await fs.rename(staged.tmpPath, finalPath);
-  await fsyncDirectory(path.dirname(finalPath));
-}
-
 /** fsync on a folder: makes a rename or unlink in it durable (a no-op where unsupported). */
 export async function fsyncDirectory(dir: string): Promise<void> {
   let handle: fs.FileHandle | undefined;

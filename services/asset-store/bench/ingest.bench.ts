@@ -1,0 +1,250 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { createTestDatabase, type TestDatabase } from '@svc/config/testing';
+import autocannon from 'autocannon';
+import { FormData, request } from 'undici';
+
+/**
+ * `pnpm --filter asset-store bench:ingest`: the service (a child process, as deployed)
+ * against a bare node:http baseline doing the same hash, fsync and rename, in one run:
+ * one 1 GiB file, then 2,000 files of 4 KiB. Loopback only; the 1 GiB file lives in
+ * /tmp and is deleted afterwards. Set TEST_DATABASE_URL to index into a real Postgres
+ * (a fresh database, dropped afterwards); without it the service uses embedded PGlite.
+ */
+const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
+const GIB = 1 << 30;
+const SMALL = 4096;
+const SMALL_COUNT = 2000;
+const CONNECTIONS = 8;
+const LARGE_RUNS = 2;
+
+interface Proc {
+  child: ChildProcess;
+  port: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`${what} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function startService(root: string, databaseUrl: string | undefined): Promise<Proc> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ASSET_STORE_STORAGE_ROOT: root,
+    ASSET_STORE_LISTEN: `127.0.0.1:${port}`,
+    ASSET_STORE_LOG_LEVEL: 'warn',
+    ASSET_STORE_MAX_UPLOAD_BYTES: String(2 * GIB),
+    ASSET_STORE_VERIFY_INTERVAL_HOURS: '0',
+  };
+  if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
+  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/main.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(
+    async () => (await request(`http://127.0.0.1:${port}/healthz`)).statusCode === 200,
+    'asset-store',
+  );
+  return { child, port };
+}
+
+async function startBaseline(root: string): Promise<Proc> {
+  const child = spawn(
+    process.execPath,
+    [path.join(SERVICE_DIR, 'dist/bench/baseline-server.js'), root, '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', resolve),
+  );
+  return { child, port: (JSON.parse(line) as { port: number }).port };
+}
+
+/** Samples a process's resident set every 20 ms (Linux /proc). */
+class RssSampler {
+  peak = 0;
+  #timer: NodeJS.Timeout | undefined;
+  constructor(private readonly pid: number) {}
+  now(): number {
+    const status = fs.readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  }
+  start(): number {
+    const base = this.now();
+    this.peak = base;
+    this.#timer = setInterval(() => {
+      this.peak = Math.max(this.peak, this.now());
+    }, 20);
+    return base;
+  }
+  stop(): number {
+    clearInterval(this.#timer);
+    return Math.max(this.peak, this.now());
+  }
+}
+
+function makeLargeFile(file: string): void {
+  const block = randomBytes(16 << 20);
+  const fd = fs.openSync(file, 'w');
+  for (let written = 0; written < GIB; written += block.length) {
+    block.writeUInt32BE(written >>> 0, 0);
+    fs.writeSync(fd, block);
+  }
+  fs.closeSync(fd);
+}
+
+async function uploadLargeToService(port: number, file: string): Promise<number> {
+  const form = new FormData();
+  form.set('file', await fs.openAsBlob(file), 'large.bin');
+  const started = performance.now();
+  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/ingest`, {
+    method: 'POST',
+    body: form,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`service ingest: ${res.statusCode} ${text}`);
+  return performance.now() - started;
+}
+
+async function uploadLargeToBaseline(port: number, file: string): Promise<number> {
+  const started = performance.now();
+  const res = await request(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    body: fs.createReadStream(file, { highWaterMark: 1 << 20 }),
+    headers: { 'content-length': String(fs.statSync(file).size) },
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`baseline ingest: ${res.statusCode} ${text}`);
+  return performance.now() - started;
+}
+
+interface SmallResult {
+  rps: number;
+  p99: number;
+  errors: number;
+}
+
+async function smallFiles(
+  port: number,
+  urlPath: string,
+  body: Buffer,
+  contentType: string,
+): Promise<SmallResult> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}${urlPath}`,
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+    connections: CONNECTIONS,
+    amount: SMALL_COUNT,
+  });
+  return {
+    rps: SMALL_COUNT / (result.duration || 1),
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+function multipartBody(content: Buffer): { body: Buffer; type: string } {
+  const boundary = `bench-${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\nbench,small\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return {
+    body: Buffer.concat([head, content, tail]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
+}
+
+const mb = (bytes: number) => (bytes / (1 << 20)).toFixed(1);
+const pct = (x: number) => `${x.toFixed(2)}x`;
+
+async function main(): Promise<void> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-bench-'));
+  const largeFile = path.join(work, 'large-1GiB.bin');
+  let database: TestDatabase | undefined;
+  const procs: Proc[] = [];
+  try {
+    process.stdout.write('preparing a 1 GiB file in /tmp …\n');
+    makeLargeFile(largeFile);
+    if (process.env.TEST_DATABASE_URL) database = await createTestDatabase('asset_bench');
+    const databaseUrl = database?.target.kind === 'postgres' ? database.target.url : undefined;
+    const service = await startService(path.join(work, 'service'), databaseUrl);
+    const baseline = await startBaseline(path.join(work, 'baseline'));
+    procs.push(service, baseline);
+    const rss = new RssSampler(service.child.pid!);
+
+    let serviceMs = Infinity;
+    let baselineMs = Infinity;
+    let rssGrowth = 0;
+    for (let run = 0; run < LARGE_RUNS; run++) {
+      baselineMs = Math.min(baselineMs, await uploadLargeToBaseline(baseline.port, largeFile));
+      const before = rss.start();
+      serviceMs = Math.min(serviceMs, await uploadLargeToService(service.port, largeFile));
+      rssGrowth = Math.max(rssGrowth, rss.stop() - before);
+    }
+    const serviceMBs = GIB / (1 << 20) / (serviceMs / 1000);
+    const baselineMBs = GIB / (1 << 20) / (baselineMs / 1000);
+
+    const content = randomBytes(SMALL);
+    const multipart = multipartBody(content);
+    const smallBaseline = await smallFiles(baseline.port, '/', content, 'application/octet-stream');
+    rss.start();
+    const smallService = await smallFiles(
+      service.port,
+      '/api/v1/can/0/ingest',
+      multipart.body,
+      multipart.type,
+    );
+    const smallPeak = rss.stop();
+
+    const largeRatio = serviceMBs / baselineMBs;
+    const smallRatio = smallService.rps / smallBaseline.rps;
+    const lines = [
+      '',
+      `asset-store ingest benchmark (index: ${databaseUrl ? 'PostgreSQL server' : 'embedded PGlite'}; ${os.cpus().length} cores)`,
+      '',
+      '1 GiB file (best of 2)        service      baseline     ratio   target',
+      `  throughput MB/s             ${serviceMBs.toFixed(0).padEnd(12)} ${baselineMBs.toFixed(0).padEnd(12)} ${pct(largeRatio).padEnd(7)} >= 0.80x  ${largeRatio >= 0.8 ? 'ok' : 'MISSED'}`,
+      `  service RSS growth MB       ${mb(rssGrowth).padEnd(12)} ${''.padEnd(12)} ${''.padEnd(7)} < 64      ${rssGrowth < 64 << 20 ? 'ok' : 'MISSED'}`,
+      '',
+      `${SMALL_COUNT} x 4 KiB, ${CONNECTIONS} connections`,
+      `  req/s                       ${smallService.rps.toFixed(0).padEnd(12)} ${smallBaseline.rps.toFixed(0).padEnd(12)} ${pct(smallRatio).padEnd(7)} >= 0.50x  ${smallRatio >= 0.5 ? 'ok' : 'MISSED'}`,
+      `  p99 latency ms              ${String(smallService.p99).padEnd(12)} ${String(smallBaseline.p99).padEnd(12)} ${''.padEnd(7)} < 20      ${smallService.p99 < 20 ? 'ok' : 'MISSED'}`,
+      `  errors                      ${String(smallService.errors).padEnd(12)} ${String(smallBaseline.errors).padEnd(12)}`,
+      `  service peak RSS MB         ${mb(smallPeak)}`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    for (const p of procs) p.child.kill('SIGTERM');
+    fs.rmSync(work, { recursive: true, force: true });
+    await database?.drop();
+  }
+}
+
+await main();

@@ -1,0 +1,36 @@
+import fs from 'node:fs/promises';
+import {
+  ATTRIBUTE_KEYS,
+  decodeOrUndefined,
+  encodeAttributes,
+  readIfExists,
+  type AssetAttributes,
+  type AttributeKey,
+  type AttributeStore,
+} from './attributes.js';
+
+/** Windows alternate data streams `<file>:can.<key>`; only used on win32. */
+export class AlternateStreamAttributeStore implements AttributeStore {
+  async read(file: string): Promise<AssetAttributes | undefined> {
+    const values = new Map<AttributeKey, string>();
+    for (const key of ATTRIBUTE_KEYS) {
+      const value = await readIfExists(`${file}:can.${key}`);
+      if (value !== undefined) values.set(key, value);
+    }
+    if (!values.has('hash')) return undefined;
+    return decodeOrUndefined((key) => values.get(key));
+  }
+
+  async write(file: string, attrs: AssetAttributes): Promise<void> {
+    const encoded = encodeAttributes(attrs);
+    for (const key of ATTRIBUTE_KEYS) {
+      const value = encoded.get(key);
+      if (value === undefined) await fs.rm(`${file}:can.${key}`, { force: true });
+      else await fs.writeFile(`${file}:can.${key}`, value, 'utf8');
+    }
+  }
+
+  async remove(file: string): Promise<void> {
+    for (const key of ATTRIBUTE_KEYS) await fs.rm(`${file}:can.${key}`, { force: true });
+  }
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import {
+  decodeOrUndefined,
+  readIfExists,
+  type AssetAttributes,
+  type AttributeStore,
+} from './attributes.js';
+
+/** `.meta/<filename>.json`: the whole set as one JSON object, written atomically. */
+export class SidecarAttributeStore implements AttributeStore {
+  constructor(private readonly metaDir: string) {}
+
+  /** Where a file's sidecar lives (filenames are unique, so the base name suffices). */
+  sidecarPath(file: string): string {
+    return path.join(this.metaDir, `${path.basename(file)}.json`);
+  }
+
+  async read(file: string): Promise<AssetAttributes | undefined> {
+    const text = await readIfExists(this.sidecarPath(file));
+    if (text === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (!parsed || typeof parsed !== 'object') return undefined;
+    const obj = parsed as Record<string, unknown>;
+    return decodeOrUndefined((key) => {
+      const v = obj[key];
+      if (v === undefined || v === null) return undefined;
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    });
+  }
+
+  async write(file: string, attrs: AssetAttributes): Promise<void> {
+    await fs.mkdir(this.metaDir, { recursive: true });
+    const target = this.sidecarPath(file);
+    // A short temporary name: the target's own name may already be near the 255-byte cap.
+    const temp = path.join(this.metaDir, `.${randomBytes(6).toString('hex')}.tmp`);
+    const handle = await fs.open(temp, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(attrs), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await fs.rename(temp, target);
+    } catch (err) {
+      await fs.rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async remove(file: string): Promise<void> {
+    await fs.rm(this.sidecarPath(file), { force: true });
+  }
+}
