@@ -76,7 +76,7 @@ async function startBaseline(root: string): Promise<Proc> {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const line = await new Promise<string>((resolve) =>
-    createInterface({ input: child.stdout! }).once('line', resolve),
+    createInterface({ input: child.stdout }).once('line', resolve),
   );
   return { child, port: (JSON.parse(line) as { port: number }).port };
 }
