@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import request from 'supertest';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp('health');
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await t.close();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe('health and the shared HTTP edge', () => {
   it('answers GET /v1/healthz with status, server and version', async () => {
@@ -19,6 +19,14 @@ describe('health and the shared HTTP edge', () => {
   it('answers an unknown /v1 route with a JSON not_found envelope', async () => {
     const res = await request(t.app).get('/v1/nothing-here').expect(404);
     expect(res.body).toEqual({ error: { code: 'not_found', message: 'no such route' } });
+  });
+
+  it('answers another method on /v1/healthz with 405 and Allow', async () => {
+    const res = await request(t.app).post('/v1/healthz').expect(405);
+    expect(res.headers.allow).toBe('GET');
+    expect(res.body).toEqual({
+      error: { code: 'method_not_allowed', message: 'method not allowed' },
+    });
   });
 
   it('echoes a given X-Request-Id', async () => {

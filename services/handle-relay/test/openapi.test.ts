@@ -2,7 +2,7 @@ import request from 'supertest';
 import { authLines, signedAuthValue } from '../src/client/index.js';
 import { registerHandle, registration, uniqueHandle } from './handle-factories.js';
 import { createOpenApiValidator, type OpenApiValidator } from './openapi-validator.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 
@@ -14,10 +14,10 @@ beforeAll(async () => {
   const res = await request(t.app).get('/openapi.json').expect(200);
   doc = res.body as Record<string, unknown>;
   api = createOpenApiValidator(doc);
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await t.close();
-});
+}, SETUP_TIMEOUT_MS);
 
 describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document carrying the service version', () => {

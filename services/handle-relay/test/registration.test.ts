@@ -10,7 +10,7 @@ import { RESERVED_HANDLES } from '../src/handles/handle-rules.js';
 import { registration, uniqueHandle } from './handle-factories.js';
 import type { ErrorBody } from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_500;
@@ -20,10 +20,10 @@ const MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp('registration');
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await t.close();
-});
+}, SETUP_TIMEOUT_MS);
 beforeEach(() => {
   t.clock.fixedMs = NOW_MS;
 });
@@ -376,18 +376,22 @@ describe('POST /v1/register: HTTP edges', () => {
 });
 
 describe('registration record', () => {
-  it('builds sigchain_url without the trailing slash of sig_server_url', async () => {
-    const other = await createTestApp('registration_sig', {
-      sig_server_url: 'https://sig.example.org/base/',
-    });
-    try {
-      const { keys, body } = registration(SERVER, uniqueHandle());
-      const res = await request(other.app).post('/v1/register').send(body).expect(201);
-      expect((res.body as HandleRecord).sigchain_url).toBe(
-        `https://sig.example.org/base/v1/sigchains/ed25519/${toHex(keys.publicKey)}`,
-      );
-    } finally {
-      await other.close();
-    }
-  });
+  it(
+    'builds sigchain_url without the trailing slash of sig_server_url',
+    async () => {
+      const other = await createTestApp('registration_sig', {
+        sig_server_url: 'https://sig.example.org/base/',
+      });
+      try {
+        const { keys, body } = registration(SERVER, uniqueHandle());
+        const res = await request(other.app).post('/v1/register').send(body).expect(201);
+        expect((res.body as HandleRecord).sigchain_url).toBe(
+          `https://sig.example.org/base/v1/sigchains/ed25519/${toHex(keys.publicKey)}`,
+        );
+      } finally {
+        await other.close();
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
 });

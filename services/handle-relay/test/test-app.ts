@@ -10,6 +10,9 @@ import { configSchema, type Config } from '../src/config.js';
 import { openStore, type Database } from '../src/db/database.js';
 import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
 
+/** Time a test file may take to build or drop its world (a fresh database and app). */
+export const SETUP_TIMEOUT_MS = 60_000;
+
 /** One test file's world: its own database, data folder and app. */
 export interface TestApp {
   app: Express;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { PUBLIC_ENDPOINTS } from '../src/web/placeholder-page.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 const err = (code: string, message: string) => ({ error: { code, message } });
 
@@ -11,10 +11,10 @@ describe('without web_dir', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp('web_placeholder');
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await t.close();
-  });
+  }, SETUP_TIMEOUT_MS);
 
   it('serves a placeholder page naming the server and version and listing every public path', async () => {
     const res = await request(t.app).get('/').expect(200);
@@ -60,11 +60,11 @@ describe('with web_dir', () => {
     fs.writeFileSync(path.join(webDir, '.env'), 'SECRET=dotfile');
     fs.writeFileSync(path.join(base, 'secret.txt'), 'TOP SECRET');
     t = await createTestApp('web_static', { web_dir: webDir });
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await t.close();
     fs.rmSync(base, { recursive: true, force: true });
-  });
+  }, SETUP_TIMEOUT_MS);
 
   it('serves index.html at /', async () => {
     const res = await request(t.app).get('/').expect(200);
@@ -123,10 +123,10 @@ describe('POST /internal/nats/auth', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp('nats_auth');
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await t.close();
-  });
+  }, SETUP_TIMEOUT_MS);
 
   it('always answers 501 not_implemented', async () => {
     const res = await request(t.app).post('/internal/nats/auth').send({ user: 'x' }).expect(501);
