@@ -133,6 +133,21 @@ describe('the handle-relay CLI against a running service', () => {
     expect((JSON.parse(whois.stdout) as HandleRecord).handle).toBe(handle);
   });
 
+  it('proofs set accepts the handle in any case', async () => {
+    const keyFile = path.join(dir, 'frank.key.json');
+    const handle = uniqueHandle('cli');
+    await cli(['keygen', '--key', keyFile]);
+    expect((await cli(['register', handle, '--key', keyFile])).code).toBe(0);
+    const upper = handle.toUpperCase();
+    expect(await cli(['proofs', 'set', upper, 'web:frank.example', '--key', keyFile])).toEqual({
+      code: 0,
+      stdout: `proofs of ${upper} set (1)\n`,
+      stderr: '',
+    });
+    const whois = await cli(['whois', upper]);
+    expect((JSON.parse(whois.stdout) as HandleRecord).proofs).toEqual(['web:frank.example']);
+  });
+
   it('reports the relay error and exits 1 when the handle is taken', async () => {
     const first = path.join(dir, 'carol.key.json');
     const second = path.join(dir, 'mallory.key.json');

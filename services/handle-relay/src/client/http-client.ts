@@ -11,6 +11,13 @@ export interface HandleRecord {
   proofs: string[];
 }
 
+/** One inbox page: messages ascending by seq, and where to continue. */
+export interface InboxPage {
+  messages: { seq: number; envelope: unknown; created_at: string }[];
+  next_since: number;
+  has_more: boolean;
+}
+
 /** A non-2xx answer from the relay, with its envelope's code and message. */
 export class RelayClientError extends Error {
   constructor(
@@ -62,9 +69,31 @@ export class RelayClient {
 
   /** Replaces the published proofs of `handle` (signed with `X-ID-Auth`). */
   async setProofs(handle: string, proofs: readonly string[], keys: KeyPair): Promise<void> {
-    const auth = signedAuthValue(keys.secretKey, authLines.setProofs(handle), unixNow());
-    await this.json('PUT', `/v1/profile/${encodeURIComponent(handle)}/proofs`, {
+    // The relay folds the path's case and checks the signature over the folded handle.
+    const folded = handle.toLowerCase();
+    const auth = signedAuthValue(keys.secretKey, authLines.setProofs(folded), unixNow());
+    await this.json('PUT', `/v1/profile/${encodeURIComponent(folded)}/proofs`, {
       body: { proofs },
+      headers: { 'X-ID-Auth': auth },
+    });
+  }
+
+  /** `POST /v1/messages`: relays `envelope` to `to` (no sender authentication). */
+  send(to: string, envelope: unknown): Promise<{ seq: number; created_at: string }> {
+    return this.json('POST', '/v1/messages', { body: { to, envelope } });
+  }
+
+  /** One signed inbox page of messages after `since` (default 0). */
+  inbox(
+    handle: string,
+    keys: KeyPair,
+    options: { since?: number; limit?: number } = {},
+  ): Promise<InboxPage> {
+    const since = options.since ?? 0;
+    const auth = signedAuthValue(keys.secretKey, authLines.inbox(handle, since), unixNow());
+    const query = new URLSearchParams({ since: String(since) });
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    return this.json('GET', `/v1/inbox/${encodeURIComponent(handle)}?${query.toString()}`, {
       headers: { 'X-ID-Auth': auth },
     });
   }
