@@ -1,5 +1,6 @@
 import request from 'supertest';
 import type { AssetRow } from '../src/assets/asset.table.js';
+import { ingestData } from './asset-helpers.js';
 import { insertAssetRow } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -303,7 +304,7 @@ describe('GET /search', () => {
     ['hash', '', 'invalid hash: expected 1 to 64 hexadecimal characters'],
     ['start_time', '-5', 'invalid start_time: expected an integer >= 0'],
     ['end_time', '1e3', 'invalid end_time: expected an integer >= 0'],
-    ['tags', 'ok,' + 't'.repeat(65), 'invalid tags: expected tags of 1 to 64 characters'],
+    ['tags', 'ok,' + 't'.repeat(65), 'invalid tags: expected each tag to have 1-64 characters'],
     [
       'tags',
       Array.from({ length: 65 }, (_, i) => `t${i}`).join(','),
@@ -397,23 +398,38 @@ describe('cursor paging', () => {
       const seen: string[] = [];
       let cursor: number | undefined;
       let arrivals = 0;
+      const ingested: string[] = [];
+      const stamps: number[] = [];
       for (;;) {
         const query: Record<string, string | number> = { limit: 5, order };
         if (cursor !== undefined) query.offset_time = cursor;
         const [res] = await Promise.all([
           page('/list', query),
-          // New assets land between and during page requests, always newer than all others.
-          arrivals < 10 ? insertAssetRow(t.index.db).then(() => arrivals++) : Promise.resolve(),
+          // Real ingests land during page requests, always newer than all others.
+          arrivals < 12
+            ? Promise.all([ingestData(t.app, { data: 1 }), ingestData(t.app, { data: 2 })]).then(
+                (made) => {
+                  arrivals += 2;
+                  ingested.push(...made.map((m) => m.hash));
+                },
+              )
+            : Promise.resolve(),
         ]);
         const items = res.data.items as { hash: string; timestamp: number }[];
         if (items.length === 0) break;
         seen.push(...items.map((i) => i.hash));
+        stamps.push(...items.map((i) => i.timestamp));
         cursor = items[items.length - 1]!.timestamp;
       }
+      expect(arrivals).toBe(12);
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen).toEqual(expect.arrayContaining(existing));
       const orderIn = seen.filter((h) => existing.includes(h));
       expect(orderIn).toEqual(order === 'asc' ? existing : existing.slice().reverse());
+      const sorted = [...stamps].sort((a, b) => (order === 'asc' ? a - b : b - a));
+      expect(stamps).toEqual(sorted);
+      // Ascending, the cursor reaches everything added behind it.
+      if (order === 'asc') expect(seen).toEqual(expect.arrayContaining(ingested));
     },
   );
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { splitTags, tagsProblem } from '../assets/tags.js';
 import { assetErrors } from '../errors.js';
 
 const INTEGER = /^\d+$/;
@@ -28,12 +29,13 @@ function text() {
     .transform((v) => (v === '' ? undefined : v));
 }
 
-/** Comma-separated tags, normalised like ingest tags: trimmed, empties and repeats dropped. */
-const tagList = z
-  .string()
-  .transform((v) => [...new Set(v.split(',').map((t) => t.trim()))].filter((t) => t !== ''))
-  .refine((tags) => tags.length <= 64, 'at most 64 tags')
-  .refine((tags) => tags.every((t) => t.length <= 64), 'tags of 1 to 64 characters');
+/** Comma-separated tags, split, normalised and limited exactly like ingest tags. */
+const tagList = z.string().transform((csv, ctx) => {
+  const tags = splitTags(csv);
+  const problem = tagsProblem(tags);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem.replace(/^expected /, '') });
+  return tags;
+});
 
 const pageFields = {
   limit: integer(1, 1000).default(50),
