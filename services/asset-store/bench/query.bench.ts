@@ -37,7 +37,7 @@ const scenarios: [string, string][] = [
   ['list, offset_time deep (cursor at 90%)', `limit=50&offset_time=${BASE_TS + 100_000 * 1000}`],
   ['list, application', 'limit=50&application=app7'],
   ['search, hash prefix (2 hex)', 'hash=ab'],
-  ['search, hash prefix (6 hex)', 'hash=abcdef'],
+  ['search, hash prefix (4 hex)', 'hash=abcd'],
   ['search, exact hash', `hash=HASH`],
   [
     'search, time window (1 day)',
@@ -89,8 +89,11 @@ async function main(): Promise<void> {
       await db
         .selectFrom('asset')
         .select('hash')
-        .limit(1)
+        .where('is_trashed', '=', false)
+        .where('is_corrupted', '=', false)
+        .orderBy('timestamp')
         .offset(ROWS / 2)
+        .limit(1)
         .executeTakeFirstOrThrow()
     ).hash;
     const logger = createLogger('bench-query', 'silent');
