@@ -11,9 +11,10 @@ import { canonicalize } from 'json-canonicalize';
 import { sql } from 'kysely';
 import { verifySignedRequest } from '../src/auth/signed-request.js';
 
-const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 16;
-const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 6000);
+const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 4500);
 const SPKI_PREFIX_LEN = 12;
 
 interface Identity {
@@ -146,34 +147,43 @@ function cycling(requests: autocannon.Request[], once = false): autocannon.Reque
   ];
 }
 
-async function insertRate(seconds: number): Promise<number> {
+/** A scratch table for the single-row insert baseline; `run` measures inserts/s. */
+async function openInsertBench() {
   const testDb = await createTestDatabase('bench_insert');
   const handle = await openDatabase<{ bench_row: { id: string; body: string } }>(
     testDb.target,
     'bench_insert',
   );
-  try {
-    await sql`create table bench_row (id text primary key, body text not null)`.execute(handle.db);
-    let n = 0;
-    const end = Date.now() + seconds * 1000;
-    const t0 = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, w) => {
-        while (Date.now() < end) {
-          await handle.db
-            .insertInto('bench_row')
-            .values({ id: `${w}-${n}`, body: 'x'.repeat(120) })
-            .execute();
-          n += 1;
-        }
-      }),
-    );
-    return n / (Number(process.hrtime.bigint() - t0) / 1e9);
-  } finally {
-    await handle.close();
-    await testDb.drop();
-  }
+  await sql`create table bench_row (id text primary key, body text not null)`.execute(handle.db);
+  let round = 0;
+  return {
+    async run(seconds: number): Promise<number> {
+      round += 1;
+      let n = 0;
+      const end = Date.now() + seconds * 1000;
+      const t0 = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async (_, w) => {
+          while (Date.now() < end) {
+            await handle.db
+              .insertInto('bench_row')
+              .values({ id: `${round}-${w}-${n}`, body: 'x'.repeat(120) })
+              .execute();
+            n += 1;
+          }
+        }),
+      );
+      return n / (Number(process.hrtime.bigint() - t0) / 1e9);
+    },
+    async close(): Promise<void> {
+      await handle.close();
+      await testDb.drop();
+    },
+  };
 }
+
+const median = (v: readonly number[]) =>
+  [...v].sort((p, q) => p - q)[Math.floor(v.length / 2)] ?? NaN;
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -210,7 +220,8 @@ async function main(): Promise<void> {
   const bare = { cpuMicros: auth.a, perSecond: 1e6 / auth.a };
   const full = { cpuMicros: auth.b, perSecond: 1e6 / auth.b };
 
-  // Baseline 2: bare Express 5 route, JSON parse + JCS + key parse + verify.
+  // Baselines 2 and 3 (a bare Express 5 JSON parse + verify route, single-row inserts)
+  // alternate with registration rounds, so load from elsewhere on the machine hits all alike.
   const expressChild = await startChild('express-verify', {});
   const verifyBodies = Array.from({ length: 2000 }, (_, i) => ({
     method: 'POST' as const,
@@ -218,16 +229,7 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: signedRegistration('bench.test', `base-${i}`, identity()),
   }));
-  const expressPhase = await phase(expressChild, {
-    duration: PHASE_SECONDS,
-    requests: cycling(verifyBodies),
-  });
-  await expressChild.stop();
-
-  // Baseline 3: single-row Postgres inserts.
-  const inserts = await insertRate(PHASE_SECONDS);
-
-  // The service itself.
+  const insertBench = await openInsertBench();
   const appDb = await createTestDatabase('bench_identity');
   const app = await startChild('app', {
     BENCH_DATABASE_URL: appDb.target.kind === 'postgres' ? appDb.target.url : '',
@@ -240,13 +242,25 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: signedRegistration('bench.test', handles[i] ?? '', who),
   }));
-  const reg = await phase(app, {
-    amount: registrations.length,
-    requests: cycling(registrations, true),
-  });
+  const perRound = Math.floor(registrations.length / ROUNDS);
+  const rounds: { express: Phase; inserts: number; reg: Phase }[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const express = await phase(expressChild, {
+      duration: PHASE_SECONDS,
+      requests: cycling(verifyBodies),
+    });
+    const inserts = await insertBench.run(PHASE_SECONDS);
+    const chunk = registrations.slice(r * perRound, (r + 1) * perRound);
+    const reg = await phase(app, { amount: chunk.length, requests: cycling(chunk, true) });
+    rounds.push({ express, inserts, reg });
+  }
+  await expressChild.stop();
+  await insertBench.close();
+  const registered = handles.slice(0, perRound * ROUNDS);
+
   const lookups = await phase(app, {
     duration: PHASE_SECONDS,
-    requests: cycling(handles.map((h) => ({ method: 'GET' as const, path: `/v1/u/${h}` }))),
+    requests: cycling(registered.map((h) => ({ method: 'GET' as const, path: `/v1/u/${h}` }))),
   });
   const proofs = await phase(app, {
     duration: PHASE_SECONDS,
@@ -265,7 +279,15 @@ async function main(): Promise<void> {
   await app.stop();
   await appDb.drop();
 
-  const regTarget = 0.5 * Math.min(expressPhase.rps, inserts);
+  const expressRps = median(rounds.map((x) => x.express.rps));
+  const inserts = median(rounds.map((x) => x.inserts));
+  const regRps = median(rounds.map((x) => x.reg.rps));
+  // Per round: registrations/s over the target of that round; the median decides.
+  const regRatio = median(
+    rounds.map((x) => x.reg.rps / (0.5 * Math.min(x.express.rps, x.inserts))),
+  );
+  const regCpu = median(rounds.map((x) => x.reg.cpuMicrosPerRequest));
+  const regNon2xx = rounds.reduce((n, x) => n + x.reg.non2xx + x.reg.errors, 0);
   const authRatio = auth.ratio;
   const row = (name: string, v: string, note = '') =>
     console.log(`${name.padEnd(44)}${v.padStart(14)}  ${note}`);
@@ -277,15 +299,19 @@ async function main(): Promise<void> {
   );
   row(
     '  Express 5 JSON parse + verify route',
-    `${fmt(expressPhase.rps)}/s`,
-    `${fmt(expressPhase.cpuMicrosPerRequest, 1)} µs server CPU/req, p99 ${expressPhase.p99} ms`,
+    `${fmt(expressRps)}/s`,
+    `rounds ${rounds.map((x) => fmt(x.express.rps)).join(', ')}; ${fmt(median(rounds.map((x) => x.express.cpuMicrosPerRequest)), 1)} µs server CPU/req`,
   );
-  row('  single-row Postgres inserts', `${fmt(inserts)}/s`);
+  row(
+    '  single-row Postgres inserts',
+    `${fmt(inserts)}/s`,
+    `rounds ${rounds.map((x) => fmt(x.inserts)).join(', ')}`,
+  );
   console.log('handle-relay');
   row(
     '  registrations',
-    `${fmt(reg.rps)}/s`,
-    `${reg.total} sent, non-2xx ${reg.non2xx}, errors ${reg.errors}, p99 ${reg.p99} ms, ${fmt(reg.cpuMicrosPerRequest, 1)} µs CPU/req`,
+    `${fmt(regRps)}/s`,
+    `rounds ${rounds.map((x) => fmt(x.reg.rps)).join(', ')}; ${perRound * ROUNDS} sent, failed ${regNon2xx}, ${fmt(regCpu, 1)} µs CPU/req`,
   );
   row(
     '  lookups GET /v1/u/{handle}',
@@ -304,9 +330,9 @@ async function main(): Promise<void> {
   );
   console.log('targets');
   row(
-    '  registrations ≥ 0.5 × min(express, inserts)',
-    `${fmt(reg.rps)}/s`,
-    `target ${fmt(regTarget)}/s: ${reg.rps >= regTarget ? 'MET' : 'MISSED'}`,
+    '  registrations / (0.5 × min(express, inserts))',
+    `${fmt(regRatio, 2)}×`,
+    `median over rounds, target ≥ 1: ${regRatio >= 1 ? 'MET' : 'MISSED'}`,
   );
   row(
     '  auth CPU per signed request ≤ 1.15 × verify',
@@ -318,7 +344,7 @@ async function main(): Promise<void> {
     `${fmt(proofs.cpuMicrosPerRequest / bare.cpuMicros, 2)}×`,
     '(HTTP, JSON, SQL included; for information)',
   );
-  if (reg.non2xx || lookups.non2xx || proofs.non2xx) process.exitCode = 1;
+  if (regNon2xx || lookups.non2xx || proofs.non2xx) process.exitCode = 1;
 }
 
 await main();
