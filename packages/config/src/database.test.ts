@@ -1,0 +1,114 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+import { databaseTarget, migrateToLatest, openDatabase, type DatabaseHandle } from './database.js';
+import { createTestDatabase, type TestDatabase } from './testing.js';
+
+interface Db {
+  item: { id: number; big: number };
+}
+
+const SCHEMA = 'config_test';
+
+const migrations: Record<string, Migration> = {
+  '20260101000000_create_item': {
+    up: async (db: Kysely<unknown>) => {
+      await sql`create table item (id int primary key, big bigint not null)`.execute(db);
+    },
+  },
+};
+
+let testDb: TestDatabase;
+let handle: DatabaseHandle<Db>;
+beforeAll(async () => {
+  testDb = await createTestDatabase('config_database');
+  handle = await openDatabase<Db>(testDb.target, SCHEMA);
+  await migrateToLatest(handle.db, SCHEMA, migrations);
+});
+afterAll(async () => {
+  await handle.close();
+  await testDb.drop();
+});
+
+describe('databaseTarget', () => {
+  it('uses a server for a postgres:// or postgresql:// URL', () => {
+    expect(databaseTarget('postgres://u@h/db', '/fallback')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+    expect(databaseTarget('postgresql://u@h/db', '/fallback').kind).toBe('postgres');
+  });
+
+  it('uses an embedded folder otherwise, the fallback when unset', () => {
+    expect(databaseTarget('/srv/db', '/fallback')).toEqual({ kind: 'pglite', dataDir: '/srv/db' });
+    expect(databaseTarget(undefined, '/fallback')).toEqual({
+      kind: 'pglite',
+      dataDir: '/fallback',
+    });
+  });
+});
+
+describe('openDatabase and migrateToLatest', () => {
+  it("creates the tables and the migration bookkeeping inside the service's schema", async () => {
+    const { rows } = await sql<{ table_schema: string; table_name: string }>`
+      select table_schema, table_name from information_schema.tables
+      where table_schema = ${SCHEMA} order by table_name
+    `.execute(handle.db);
+    expect(rows).toEqual([
+      { table_schema: SCHEMA, table_name: 'item' },
+      { table_schema: SCHEMA, table_name: 'kysely_migration' },
+      { table_schema: SCHEMA, table_name: 'kysely_migration_lock' },
+    ]);
+  });
+
+  it('applies each migration once', async () => {
+    await migrateToLatest(handle.db, SCHEMA, migrations);
+    const { rows } = await sql<{ name: string }>`
+      select name from ${sql.table(`${SCHEMA}.kysely_migration`)}
+    `.execute(handle.db);
+    expect(rows).toEqual([{ name: '20260101000000_create_item' }]);
+  });
+
+  it('reads bigint columns as JS numbers', async () => {
+    await handle.db.insertInto('item').values({ id: 1, big: 1_795_000_000_000 }).execute();
+    const row = await handle.db
+      .selectFrom('item')
+      .select(['id', 'big'])
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    expect(row).toEqual({ id: 1, big: 1_795_000_000_000 });
+  });
+
+  it('runs a transaction as one unit', async () => {
+    await expect(
+      handle.db.transaction().execute(async (trx) => {
+        await trx.insertInto('item').values({ id: 2, big: 2 }).execute();
+        await trx.insertInto('item').values({ id: 2, big: 3 }).execute();
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    const rows = await handle.db.selectFrom('item').select('id').where('id', '=', 2).execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('answers a ping', async () => {
+    expect(await handle.ping()).toBe(true);
+  });
+
+  it('names the migration that failed', async () => {
+    const broken: Record<string, Migration> = {
+      ...migrations,
+      '20260102000000_broken': {
+        up: async (db: Kysely<unknown>) => {
+          await sql`create table item (id int)`.execute(db);
+        },
+      },
+    };
+    await expect(migrateToLatest(handle.db, SCHEMA, broken)).rejects.toThrow(
+      /^migration 20260102000000_broken failed: .*item.*already exists/,
+    );
+  });
+
+  it('refuses a schema name that is not a plain identifier', async () => {
+    await expect(openDatabase(testDb.target, 'x; drop table item')).rejects.toThrow(
+      'bad schema name',
+    );
+  });
+});
