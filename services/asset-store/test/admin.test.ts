@@ -7,6 +7,7 @@ import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { configSchema } from '../src/config.js';
+import { ingestData, ingestFile } from './asset-helpers.js';
 import { storeAsset, type StoredAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -164,6 +165,40 @@ describe('POST /admin/rebuild', () => {
     const stored = await findAssetByHash(t.index.db, made[1]!.row.hash);
     expect(stored).toMatchObject({ path: made[1]!.row.path, size: 7 });
   });
+
+  it.each(['soft', 'hard'])(
+    'restores what ingest, PATCH and trash wrote after the database is emptied (%s)',
+    async (mode) => {
+      const photo = await ingestFile(t.app, 'pixels', 'photo.png', {
+        application: 'cam',
+        user: 'ann',
+        tags: 'trip,2026',
+        description: 'first',
+        human_file_name: 'photo.png',
+        human_readable_path: 'albums/trip',
+      });
+      await request(t.app)
+        .patch(`${BASE}/asset/${photo.hash}`)
+        .send({ tags: ['trip', 'best'], description: 'edited later' })
+        .expect(200);
+      const data = await ingestData(t.app, { data: { n: 1 }, user: 'bob', tags: 'json' });
+      await request(t.app).delete(`${BASE}/asset/${data.hash}`).expect(200);
+      const before = [await meta(photo.hash), await meta(data.hash)];
+      expect(before[0]).toMatchObject({ tags: ['trip', 'best'], description: 'edited later' });
+      expect(before[1]).toMatchObject({ is_trashed: true });
+
+      await t.index.db.deleteFrom('asset').execute();
+      const res = await request(t.app)
+        .post(`${BASE}/admin/rebuild?mode=${mode}`)
+        .set(auth)
+        .expect(200);
+      expect(res.body).toEqual({
+        status: 'success',
+        data: { mode, scanned: 2, indexed: 2, errors: 0 },
+      });
+      expect([await meta(photo.hash), await meta(data.hash)]).toEqual(before);
+    },
+  );
 
   it('drops the index first with mode=hard, so every row comes from the files', async () => {
     const made = await fixtures();
