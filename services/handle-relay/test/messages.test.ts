@@ -2,15 +2,15 @@ import { sql } from 'kysely';
 import request from 'supertest';
 import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp('messages');
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await t.close();
-});
+}, SETUP_TIMEOUT_MS);
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -96,10 +96,7 @@ describe('POST /v1/messages', () => {
     ['a reserved handle', { to: 'admin', envelope: 1 }, 'handle admin is reserved'],
     ['an array body', [1, 2], 'body must be a JSON object'],
   ])('answers 400 for %s', async (_name, body, message) => {
-    const res = await request(t.app)
-      .post('/v1/messages')
-      .send(body)
-      .expect(400);
+    const res = await request(t.app).post('/v1/messages').send(body).expect(400);
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
   });
 
@@ -276,10 +273,10 @@ describe('rate limiting of sends', () => {
   let limited: TestApp;
   beforeAll(async () => {
     limited = await createTestApp('messages_limited', { rate_limit_per_minute: 60 });
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await limited.close();
-  });
+  }, SETUP_TIMEOUT_MS);
 
   it('answers 429 rate_limited with Retry-After once a client spent its burst of 60', async () => {
     limited.clock.fixedMs = Date.now();

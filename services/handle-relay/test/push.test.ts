@@ -4,7 +4,7 @@ import request from 'supertest';
 import { authLines, signedAuthValue } from '../src/client/index.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { browserKeys, decryptPush, startPushEndpoint, type PushEndpoint } from './push-endpoint.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 let t: TestApp;
@@ -14,12 +14,12 @@ beforeAll(async () => {
   t = await createTestApp('push', { push_allow_private_endpoints: true });
   strict = await createTestApp('push_strict');
   endpoint = await startPushEndpoint();
-});
+}, SETUP_TIMEOUT_MS);
 afterAll(async () => {
   await endpoint.close();
   await t.close();
   await strict.close();
-});
+}, SETUP_TIMEOUT_MS);
 
 type Verb = 'subscribe' | 'unsubscribe';
 

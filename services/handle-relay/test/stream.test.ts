@@ -9,7 +9,7 @@ import { openStore } from '../src/db/database.js';
 import { createRelayRuntime } from '../src/messages/relay-runtime.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { openSse, type SseClient } from './sse-client.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 /** Streaming tests share the machine with other suites: room beyond Jest's 5 s default. */
@@ -40,14 +40,14 @@ beforeAll(async () => {
   t = await createTestApp('stream', {}, { pingIntervalMs: PING_MS });
   server = await listen(t.app);
   baseUrl = urlOf(server);
-});
+}, SETUP_TIMEOUT_MS);
 afterEach(() => {
   for (const c of clients.splice(0)) c.close();
 });
 afterAll(async () => {
   await stop(server);
   await t.close();
-});
+}, SETUP_TIMEOUT_MS);
 
 function streamPath(owner: RegisteredHandle, extra = ''): string {
   const auth = signedAuthValue(owner.keys.secretKey, authLines.stream(owner.handle));

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { RelayClient, RelayClientError } from '../client/http-client.js';
 import { readKeyFile, writeKeyFile } from '../client/key-file.js';
+import { followInbox } from '../client/inbox-stream.js';
 import { generateKeyPair, primaryOf } from '../client/keys.js';
 
 /** Where the CLI writes and what it reads from the environment. */
@@ -9,6 +10,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   env: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
+  /** Ends long-running commands (`listen`); the bin aborts it on SIGINT/SIGTERM. */
+  signal?: AbortSignal;
 }
 
 /** Default relay address (the service's default `bind`). */
@@ -23,11 +26,17 @@ commands:
   register <handle>               claim <handle> for the key (server name from /v1/healthz)
   whois <handle|primary>          look up a handle, or the handle of ed25519:<hex>
   proofs set <handle> [proof...]  replace the published proofs (<channel>:<identifier>)
+  send <handle> <json>            relay a JSON envelope to <handle>
+  inbox <handle>                  print one signed inbox page (--since, --limit)
+  listen <handle>                 follow the live stream, one JSON line per message;
+                                  reconnects with Last-Event-ID after a drop (--since)
 
 options:
   --url <base>     relay base URL (env HANDLE_RELAY_URL, default ${DEFAULT_URL})
   --key <file>     key file (env HANDLE_RELAY_KEY_FILE, default ./${DEFAULT_KEY_FILE})
   --server <name>  server name to sign into a registration (default: asked from the relay)
+  --since <seq>    inbox/listen: start after this sequence number
+  --limit <n>      inbox: page size (1-500, default 100)
 `;
 
 class UsageError extends Error {}
@@ -61,6 +70,8 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
         url: { type: 'string' },
         key: { type: 'string' },
         server: { type: 'string' },
+        since: { type: 'string' },
+        limit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -108,9 +119,55 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
       io.stdout(`proofs of ${handle} set (${proofs.length})\n`);
       return;
     }
+    case 'send': {
+      const [to, json] = expectArgs(args, 2, 'send <handle> <json>');
+      let envelope: unknown;
+      try {
+        envelope = JSON.parse(json ?? '');
+      } catch {
+        throw new UsageError('the envelope must be JSON');
+      }
+      print(await client.send(to ?? '', envelope));
+      return;
+    }
+    case 'inbox': {
+      const [handle] = expectArgs(args, 1, 'inbox <handle>');
+      const keys = await readKeyFile(keyFile);
+      print(
+        await client.inbox(handle ?? '', keys, {
+          since: intOption(values.since, 'since'),
+          limit: intOption(values.limit, 'limit'),
+        }),
+      );
+      return;
+    }
+    case 'listen': {
+      const [handle] = expectArgs(args, 1, 'listen <handle>');
+      await followInbox({
+        baseUrl: values.url ?? io.env.HANDLE_RELAY_URL ?? DEFAULT_URL,
+        handle: handle ?? '',
+        keys: await readKeyFile(keyFile),
+        since: intOption(values.since, 'since'),
+        fetch: io.fetch,
+        signal: io.signal ?? new AbortController().signal,
+        onMessage: (m) => io.stdout(`${JSON.stringify(m)}\n`),
+        onEvent: (e) => {
+          if (e.event === 'lagged') {
+            io.stderr(`handle-relay: fell behind (${e.data}); resync with \`inbox\`\n`);
+          }
+        },
+      });
+      return;
+    }
     default:
       throw new UsageError(`unknown command ${command}`);
   }
+}
+
+function intOption(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a non-negative integer`);
+  return Number(value);
 }
 
 function expectArgs(args: readonly string[], count: number, shape: string): readonly string[] {

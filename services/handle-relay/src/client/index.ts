@@ -1,7 +1,9 @@
 // The browser-safe client: tweetnacl and fetch only. Node-only key files live in key-file.ts.
 export { fromHex, toHex, utf8 } from './hex.js';
 export { RelayClient, RelayClientError } from './http-client.js';
-export type { HandleRecord, RelayClientOptions } from './http-client.js';
+export type { HandleRecord, InboxPage, RelayClientOptions } from './http-client.js';
+export { followInbox } from './inbox-stream.js';
+export type { FollowOptions, InboxMessage, StreamEvent } from './inbox-stream.js';
 export { generateKeyPair, keyPairFromSecret, keyPairFromSeed, primaryOf } from './keys.js';
 export type { KeyPair } from './keys.js';
 export {

@@ -2,6 +2,8 @@
 import { handlesOpenApi } from '../handles/handle.openapi.js';
 import { healthOpenApi } from '../health/health.openapi.js';
 import { natsAuthOpenApi } from '../internal/nats-auth.openapi.js';
+import { messagesOpenApi } from '../messages/message.openapi.js';
+import { pushOpenApi } from '../push/push.openapi.js';
 import type { OpenApiFeature } from './openapi-types.js';
 import { webOpenApi } from '../web/web.openapi.js';
 import { webFingerOpenApi } from '../webfinger/webfinger.openapi.js';
@@ -13,4 +15,6 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   handlesOpenApi,
   webFingerOpenApi,
   natsAuthOpenApi,
+  messagesOpenApi,
+  pushOpenApi,
 ];

@@ -1,0 +1,125 @@
+import { RelayClientError } from './http-client.js';
+import type { KeyPair } from './keys.js';
+import { authLines, signedAuthValue, unixNow } from './signing.js';
+
+/** A message as the relay delivers it (inbox pages and stream events alike). */
+export interface InboxMessage {
+  seq: number;
+  envelope: unknown;
+  created_at: string;
+}
+
+/** One raw Server-Sent Event. */
+export interface StreamEvent {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** How to follow an inbox stream. */
+export interface FollowOptions {
+  baseUrl: string;
+  handle: string;
+  keys: KeyPair;
+  /** Resume after this seq (sent as `Last-Event-ID`); omitted: only new messages. */
+  since?: number;
+  onMessage: (message: InboxMessage) => void;
+  /** Every other event (`ping`, `lagged`) and each (re)connect, for callers that care. */
+  onEvent?: (event: StreamEvent | { event: 'connected'; data: string }) => void;
+  signal: AbortSignal;
+  fetch?: typeof fetch;
+  /** Wait before reconnecting after a drop. */
+  retryMs?: number;
+}
+
+/** Splits a text stream into SSE events (fields `id`, `event`, `data`; comments skipped). */
+function parseBlock(block: string): StreamEvent {
+  const ev: StreamEvent = { event: 'message', data: '' };
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') ev.id = value;
+    else if (field === 'event') ev.event = value;
+    else if (field === 'data') data.push(value);
+  }
+  ev.data = data.join('\n');
+  return ev;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Follows `GET /v1/inbox/{handle}/stream` until `signal` aborts. Each connection is signed
+ * afresh (the relay checks the timestamp at connect time); after a drop it reconnects
+ * with `Last-Event-ID` set to the last seq seen, so the relay replays what was missed and
+ * nothing arrives twice. A 4xx answer (bad key, unknown handle) ends it with the error.
+ * Uses fetch and TextDecoder only, so it runs in browsers too.
+ */
+export async function followInbox(options: FollowOptions): Promise<void> {
+  const doFetch = options.fetch ?? fetch;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  let lastSeq = options.since;
+  while (!options.signal.aborted) {
+    try {
+      const auth = signedAuthValue(
+        options.keys.secretKey,
+        authLines.stream(options.handle),
+        unixNow(),
+      );
+      const headers: Record<string, string> = { Accept: 'text/event-stream' };
+      if (lastSeq !== undefined) headers['Last-Event-ID'] = String(lastSeq);
+      const res = await doFetch(
+        `${base}/v1/inbox/${encodeURIComponent(options.handle)}/stream?auth=${encodeURIComponent(auth)}`,
+        { headers, signal: options.signal },
+      );
+      if (!res.ok || !res.body) {
+        const text = await res.text();
+        const err = (JSON.parse(text || '{}') as { error?: { code?: string; message?: string } })
+          .error;
+        const failure = new RelayClientError(
+          res.status,
+          err?.code ?? 'unknown',
+          err?.message ?? `HTTP ${res.status}`,
+        );
+        if (res.status < 500) throw failure;
+      } else {
+        options.onEvent?.({ event: 'connected', data: String(lastSeq ?? '') });
+        const decoder = new TextDecoder();
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+        let buffer = '';
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const ev = parseBlock(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+            if (ev.event === 'message') {
+              const message = JSON.parse(ev.data) as InboxMessage;
+              lastSeq = message.seq;
+              options.onMessage(message);
+            } else {
+              options.onEvent?.(ev);
+            }
+          }
+        }
+      }
+    } catch (err) {
+      if (options.signal.aborted) return;
+      if (err instanceof RelayClientError) throw err;
+    }
+    await sleep(options.retryMs ?? 1_000, options.signal);
+  }
+}

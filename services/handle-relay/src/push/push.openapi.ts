@@ -1,0 +1,91 @@
+import {
+  errorResponse,
+  jsonResponse,
+  pathParam,
+  xIdAuthHeader,
+  type OpenApiFeature,
+} from '../openapi/openapi-types.js';
+
+const endpoint = { type: 'string', format: 'uri', maxLength: 2048 };
+const key = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
+
+/** Web Push: the server key and (un)subscribing a handle's devices. */
+export const pushOpenApi: OpenApiFeature = {
+  paths: {
+    '/v1/push/vapid-public-key': {
+      get: {
+        summary: 'The server’s VAPID public key (uncompressed P-256 point, base64url)',
+        responses: {
+          '200': jsonResponse('The key', {
+            type: 'object',
+            required: ['key'],
+            additionalProperties: false,
+            properties: { key: { type: 'string', pattern: '^[A-Za-z0-9_-]{87}$' } },
+          }),
+        },
+      },
+    },
+    '/v1/push/subscribe/{handle}': {
+      post: {
+        summary:
+          'Store a push subscription (signed: subscribe, /v1/push/subscribe/<handle>, <endpoint>, <ts>)',
+        parameters: [pathParam('handle', 'bare handle'), xIdAuthHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                oneOf: [
+                  {
+                    type: 'object',
+                    required: ['endpoint', 'p256dh', 'auth'],
+                    properties: { endpoint, p256dh: key, auth: key },
+                  },
+                  {
+                    type: 'object',
+                    required: ['endpoint', 'keys'],
+                    properties: {
+                      endpoint,
+                      keys: {
+                        type: 'object',
+                        required: ['p256dh', 'auth'],
+                        properties: { p256dh: key, auth: key },
+                      },
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          '204': { description: 'Stored (or updated, keyed by endpoint)' },
+          '400': errorResponse('Invalid handle or body; endpoint not https or private'),
+          '401': errorResponse('X-ID-Auth missing, malformed, stale or not verifying'),
+          '404': errorResponse('Not registered'),
+        },
+      },
+    },
+    '/v1/push/unsubscribe/{handle}': {
+      post: {
+        summary:
+          'Remove a push subscription (signed: unsubscribe, /v1/push/unsubscribe/<handle>, <endpoint>, <ts>)',
+        parameters: [pathParam('handle', 'bare handle'), xIdAuthHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['endpoint'], properties: { endpoint } },
+            },
+          },
+        },
+        responses: {
+          '204': { description: 'Removed (or was not there)' },
+          '400': errorResponse('Invalid handle or body'),
+          '401': errorResponse('X-ID-Auth missing, malformed, stale or not verifying'),
+          '404': errorResponse('Not registered'),
+        },
+      },
+    },
+  },
+};

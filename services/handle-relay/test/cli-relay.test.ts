@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import { runCli } from '../src/cli/cli.js';
+import { readKeyFile } from '../src/client/key-file.js';
+import { RelayClient } from '../src/client/index.js';
+import { uniqueHandle } from './handle-factories.js';
+import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { waitFor } from './wait-for.js';
+
+let t: TestApp;
+let server: Server;
+let url: string;
+let keyFile: string;
+let handle: string;
+
+beforeAll(async () => {
+  t = await createTestApp('cli_relay');
+  server = await new Promise<Server>((resolve) => {
+    const s = t.app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  keyFile = path.join(t.dataDir, 'me.key.json');
+  handle = uniqueHandle('cli');
+  expect(await cli('keygen')).toMatchObject({ code: 0 });
+  expect(await cli('register', handle)).toMatchObject({ code: 0 });
+}, SETUP_TIMEOUT_MS);
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+}, SETUP_TIMEOUT_MS);
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }>;
+async function cli(...args: string[]) {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(
+  extra: { signal?: AbortSignal; onOut?: (text: string) => void },
+  ...args: string[]
+) {
+  let out = '';
+  let err = '';
+  const code = await runCli([...args, '--url', url, '--key', keyFile], {
+    stdout: (text) => {
+      out += text;
+      extra.onOut?.(text);
+    },
+    stderr: (text) => (err += text),
+    env: {},
+    signal: extra.signal,
+  });
+  return { code, out, err };
+}
+
+describe('CLI send, inbox and listen', () => {
+  it('sends a JSON envelope and reads it back from the signed inbox', async () => {
+    const sent = await cli('send', handle, '{"hello":"cli"}');
+    expect(sent.code).toBe(0);
+    const { seq } = JSON.parse(sent.out) as { seq: number };
+    const page = await cli('inbox', handle, '--since', String(seq - 1));
+    expect(page.code).toBe(0);
+    expect(JSON.parse(page.out)).toMatchObject({
+      messages: [{ seq, envelope: { hello: 'cli' } }],
+      next_since: seq,
+      has_more: false,
+    });
+  });
+
+  it('refuses an envelope that is not JSON (usage, exit 2) and reports relay errors (exit 1)', async () => {
+    expect((await cli('send', handle, '{nope')).code).toBe(2);
+    const unknown = await cli('send', uniqueHandle('ghost'), '1');
+    expect(unknown).toMatchObject({
+      code: 1,
+      err: 'handle-relay: 404 not_found: handle not found\n',
+    });
+  });
+
+  it('listen prints every message once, in order, across a dropped connection', async () => {
+    const client = new RelayClient({ baseUrl: url });
+    // Drop only the stream's connection, as a network failure would.
+    const streamSockets: Socket[] = [];
+    server.on('request', (req: IncomingMessage) => {
+      if (req.url?.includes('/stream')) streamSockets.push(req.socket);
+    });
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const listening = cliWith(
+      { signal: stop.signal, onOut: (text) => lines.push(...text.trim().split('\n')) },
+      'listen',
+      handle,
+    );
+    await waitFor(() => t.relay.streams.size === 1, 'the CLI to connect');
+    const first = [];
+    for (let n = 0; n < 5; n++) first.push((await client.send(handle, { n })).seq);
+    await waitFor(() => lines.length === 5, 'five lines');
+    for (const socket of streamSockets) socket.destroy();
+    const second = [];
+    for (let n = 5; n < 10; n++) second.push((await client.send(handle, { n })).seq);
+    try {
+      await waitFor(() => lines.length === 10, 'ten lines after the reconnect', 10_000);
+    } finally {
+      stop.abort();
+    }
+    expect((await listening).code).toBe(0);
+    expect(streamSockets).toHaveLength(2);
+    const got = lines.map((l) => JSON.parse(l) as { seq: number; envelope: { n: number } });
+    expect(got.map((m) => m.seq)).toEqual([...first, ...second]);
+    expect(got.map((m) => m.envelope.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(fs.existsSync(keyFile)).toBe(true);
+    expect((await readKeyFile(keyFile)).publicKey).toHaveLength(32);
+  }, 30_000);
+});
