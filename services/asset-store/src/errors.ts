@@ -30,14 +30,11 @@ export const assetErrors = {
   /** The `file` part is larger than `max_upload_bytes`. */
   uploadTooLarge: (limit: number) =>
     errors.payloadTooLarge(`file too large: the limit is ${limit} bytes`),
-  /** The data-ingest JSON body is larger than `max_json_bytes`. */
-  jsonTooLarge: (limit: number) =>
-    errors.payloadTooLarge(`request body too large: the limit is ${limit} bytes`),
-  /** The request body is not what the endpoint accepts (e.g. not multipart). */
-  unsupportedBody: (expected: string) =>
-    new AppError(415, 'unsupported_media_type', `unsupported content type: expected ${expected}`),
-  /** The client went away or sent a broken body before the upload completed. */
-  aborted: () => errors.badRequest('upload aborted before it completed'),
+  /** A `Range` that lies outside the content; `Content-Range` says how large it is. */
+  rangeNotSatisfiable: (size: number) =>
+    new AppError(416, 'range_not_satisfiable', 'range not satisfiable', {
+      'Content-Range': `bytes */${size}`,
+    }),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
   /** Admin endpoints while no `admin_token` is configured. */

@@ -1,7 +1,6 @@
 import contentDisposition from 'content-disposition';
 import type { Request, Response } from 'express';
 import send from 'send';
-import { AppError } from '@svc/envelope';
 import { assetErrors } from '../errors.js';
 import type { LocatedAsset } from './asset.service.js';
 
@@ -53,13 +52,9 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
       dotfiles: 'allow',
       index: false,
     })
-      .on('error', (err: Error & { status?: number; headers?: Record<string, string> }) => {
+      .on('error', (err: Error & { status?: number }) => {
         if (err.status === 416) {
-          fail(
-            new AppError(416, 'range_not_satisfiable', 'range not satisfiable', {
-              'Content-Range': err.headers?.['Content-Range'] ?? `bytes */${asset.size}`,
-            }),
-          );
+          fail(assetErrors.rangeNotSatisfiable(asset.size));
         } else if (err.status === 404) {
           fail(assetErrors.missingFile());
         } else {

@@ -11,6 +11,7 @@ import { chooseExtension, physicalFilename, toRelativePath } from '../storage/la
 import {
   discardFile,
   fsyncDirectory,
+  fsyncFile,
   stageBuffer,
   type StagedFile,
 } from '../storage/staged-file.js';
@@ -102,12 +103,9 @@ export class IngestService {
       ext,
     });
     const finalPath = path.join(layout.root, filename);
-    try {
-      await fs.rename(staged.tmpPath, finalPath);
-    } catch (err) {
-      await discardFile(staged.tmpPath);
-      throw err;
-    }
+    // Named as it will be, but still in .tmp/: the attributes (or the sidecar, which is
+    // named after the file) are written before the one fsync, which then covers them too.
+    const readyPath = path.join(layout.tmp, filename);
     const attrs: AssetAttributes = {
       hash: staged.hash,
       timestamp: staged.timestamp,
@@ -121,11 +119,21 @@ export class IngestService {
       is_trashed: false,
       is_corrupted: false,
     };
-    // The three are independent and each waits on a disk or the database: run them
-    // together, and acknowledge only when all of them are durable.
+    try {
+      await fs.rename(staged.tmpPath, readyPath);
+      await attributes.write(readyPath, attrs);
+      await fsyncFile(readyPath);
+      await fs.rename(readyPath, finalPath);
+    } catch (err) {
+      await attributes.remove(readyPath).catch(() => undefined);
+      await discardFile(staged.tmpPath);
+      await discardFile(readyPath);
+      throw err;
+    }
+    // Independent, and each waits on a disk or the database: run them together, and
+    // acknowledge only when both are durable.
     const steps = await Promise.allSettled([
       fsyncDirectory(layout.root),
-      attributes.write(finalPath, attrs),
       insertAsset(this.deps.db, {
         hash: staged.hash,
         timestamp: staged.timestamp,
@@ -142,7 +150,7 @@ export class IngestService {
     ]);
     const failed = steps.find((step) => step.status === 'rejected');
     if (failed) {
-      if (steps[2].status === 'fulfilled') {
+      if (steps[1].status === 'fulfilled') {
         await deleteAsset(this.deps.db, staged.hash).catch(() => undefined);
       }
       await attributes.remove(finalPath).catch(() => undefined);

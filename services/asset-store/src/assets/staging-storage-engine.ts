@@ -12,8 +12,8 @@ export interface StagedPart {
 
 /**
  * A multer storage engine that streams the `file` part into `.tmp/`, hashing as it goes
- * (the timestamp is issued when the part starts, because the hash begins with it), and
- * fsyncs it. It removes its own partial file on any failure (client gone, limit passed),
+ * (the timestamp is issued when the part starts, because the hash begins with it). It
+ * removes its own partial file on any failure (client gone, limit passed),
  * since multer only cleans up parts the engine reported complete.
  */
 export class StagingStorageEngine implements StorageEngine {

@@ -8,7 +8,7 @@ import { createAssetHash } from '../assets/content-hash.js';
 /** Enough leading bytes for file-type to recognise any format it knows. */
 const HEAD_BYTES = 4100;
 
-/** A complete, fsynced upload under `.tmp/`, not yet an asset. */
+/** A complete upload under `.tmp/`, not yet fsynced nor an asset. */
 export interface StagedFile {
   tmpPath: string;
   timestamp: number;
@@ -26,8 +26,8 @@ export interface SizeLimit {
 
 /**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the hash is fed the
- * timestamp first), never holding more than one chunk in memory; fsyncs before resolving.
- * On any failure, including the source erroring or the limit being passed, the partial
+ * timestamp first), never holding more than one chunk in memory. The caller fsyncs once the
+ * attributes are on the file too. On any failure, including the source erroring or the limit being passed, the partial
  * file is removed and the error rethrown.
  */
 export async function stageStream(
@@ -59,7 +59,6 @@ export async function stageStream(
   const handle = await fs.open(tmpPath, 'wx');
   try {
     await pipeline(source, meter, fileSink(handle));
-    await handle.sync();
   } catch (err) {
     await handle.close();
     await fs.rm(tmpPath, { force: true });
@@ -69,7 +68,7 @@ export async function stageStream(
   return { tmpPath, timestamp, hash: hash.digest('hex'), size, head: Buffer.concat(headChunks) };
 }
 
-/** Writes each chunk at the end of an open file; the caller keeps the handle to fsync it. */
+/** Writes each chunk at the end of an open file, which the caller closes. */
 function fileSink(handle: fs.FileHandle): Writable {
   return new Writable({
     highWaterMark: 1 << 20,
@@ -89,6 +88,16 @@ export async function stageBuffer(
   content: Buffer,
 ): Promise<StagedFile> {
   return stageStream(tmpDir, timestamp, Readable.from([content]));
+}
+
+/** fsync on a file: its content, size and attributes reach the disk. */
+export async function fsyncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** fsync on a folder: makes a rename or unlink in it durable (a no-op where unsupported). */
