@@ -15,7 +15,7 @@ import {
 } from './handle-rules.js';
 import * as repo from './handle.repository.js';
 import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
-import { HANDLE_PRIMARY_UNIQUE, type HandleRow } from './handle.table.js';
+import { HANDLE_PKEY, HANDLE_PRIMARY_UNIQUE, type HandleRow } from './handle.table.js';
 import { verifyRegistration } from './registration.js';
 
 /** What the handle service needs. */
@@ -50,8 +50,8 @@ export function createHandleService(deps: HandleServiceDeps) {
         });
         return record(row);
       } catch (err) {
+        if (isUniqueViolation(err, HANDLE_PKEY)) throw relayErrors.handleTaken(handle);
         if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();
-        if (isUniqueViolation(err)) throw relayErrors.handleTaken(handle);
         throw err;
       }
     },

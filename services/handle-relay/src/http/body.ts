@@ -25,7 +25,9 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
   const message = issue?.message ?? 'invalid request';
-  throw relayErrors.badRequest(message.includes(' must ') ? message : `${where}${message}`);
+  const field = issue?.path.map(String).join('.') ?? '';
+  // Our own messages already start with the field; zod's defaults get it prefixed.
+  const named = field === '' || message.startsWith(field.split('.')[0] ?? '');
+  throw relayErrors.badRequest(named ? message : `${field}: ${message}`);
 }
