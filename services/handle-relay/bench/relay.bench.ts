@@ -1,0 +1,397 @@
+// bench:relay: sends/s, signed inbox polls/s, send → SSE frame latency at 1,000 msg/s with
+// 1,000 and 10,000 open streams (one instance, and two instances over LISTEN/NOTIFY), and
+// heap per idle stream; each printed beside baselines measured in the same run (single-row
+// Postgres inserts/s, a bare indexed inbox query/s). Loopback only, bounded in time.
+import { fork, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { openDatabase } from '@svc/config/database';
+import { createTestDatabase } from '@svc/config/testing';
+import autocannon from 'autocannon';
+import { sql, type Kysely } from 'kysely';
+import { Pool } from 'undici';
+import { SCHEMA, type Database } from '../src/db/database.js';
+
+const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 5);
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const STREAM_COUNTS = (process.env.BENCH_STREAMS ?? '1000,10000').split(',').map(Number);
+const CONNECTIONS = 16;
+const IDLE_HANDLES = 100;
+const LIVE_HANDLES = 10;
+const SPKI_PREFIX_LEN = 12;
+
+interface Identity {
+  handle: string;
+  privateKey: KeyObject;
+  primary: string;
+}
+
+function identity(handle: string): Identity {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const hex = publicKey.export({ format: 'der', type: 'spki' }).subarray(SPKI_PREFIX_LEN);
+  return { handle, privateKey, primary: `ed25519:${hex.toString('hex')}` };
+}
+
+function authValue(id: Identity, lines: string[]): string {
+  const ts = Math.floor(Date.now() / 1000);
+  const sig = sign(null, Buffer.from([...lines, String(ts)].join('\n')), id.privateKey);
+  return `${ts}:${sig.toString('hex')}`;
+}
+
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? NaN;
+const pct = (v: number[], p: number) =>
+  [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((v.length * p) / 100))] ?? NaN;
+
+// ---------------------------------------------------------------- server children
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  heap(): Promise<{ heap: number; streams: number }>;
+  stop(): Promise<void>;
+}
+
+async function startChild(dbUrl: string | undefined): Promise<Child> {
+  const proc = fork(path.join(import.meta.dirname, 'relay-server.ts'), [], {
+    execArgv: ['--conditions=source', '--import', 'tsx', '--expose-gc'],
+    env: { ...process.env, BENCH_DATABASE_URL: dbUrl ?? '' },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    proc.once('message', (m) => resolve((m as { port: number }).port));
+    proc.once('exit', (code) => reject(new Error(`relay server exited ${code}`)));
+  });
+  return {
+    proc,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    heap: () =>
+      new Promise((resolve) => {
+        proc.once('message', (m) => resolve(m as { heap: number; streams: number }));
+        proc.send('heap');
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        proc.once('exit', () => resolve());
+        proc.send('stop');
+      }),
+  };
+}
+
+// ---------------------------------------------------------------- baselines
+
+/** Runs `op` from `workers` concurrent loops for `seconds`; answers ops/s. */
+async function closedLoop(seconds: number, workers: number, op: () => Promise<unknown>) {
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < end) {
+        await op();
+        done += 1;
+      }
+    }),
+  );
+  return done / seconds;
+}
+
+async function insertBaseline(db: Kysely<Database>): Promise<number> {
+  await sql`create table if not exists bench_insert_baseline (
+    seq bigint generated always as identity primary key, recipient text not null,
+    envelope text not null, created_at timestamptz not null)`.execute(db);
+  const envelope = JSON.stringify({ ct: randomBytes(64).toString('base64') });
+  return closedLoop(PHASE_SECONDS, CONNECTIONS, () =>
+    sql`insert into bench_insert_baseline (recipient, envelope, created_at)
+        values (${'bench-sink'}, ${envelope}, ${new Date()}) returning seq, created_at`.execute(db),
+  );
+}
+
+async function queryBaseline(db: Kysely<Database>, handle: string, since: number) {
+  return closedLoop(PHASE_SECONDS, CONNECTIONS, () =>
+    db
+      .selectFrom('message')
+      .select(['seq', 'envelope', 'created_at'])
+      .where('recipient', '=', handle)
+      .where('seq', '>', since)
+      .orderBy('seq')
+      .limit(100)
+      .execute(),
+  );
+}
+
+// ---------------------------------------------------------------- streams
+
+interface OpenStreams {
+  close(): void;
+}
+
+/** Opens `count` idle streams spread over `ids`, `parallel` at a time. */
+async function openIdle(baseUrl: string, ids: Identity[], count: number): Promise<OpenStreams> {
+  const reqs: http.ClientRequest[] = [];
+  const auths = ids.map((id) => authValue(id, ['GET', `/v1/inbox/${id.handle}/stream`]));
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      await new Promise<void>((resolve, reject) => {
+        const id = ids[i % ids.length]!;
+        const req = http.get(
+          `${baseUrl}/v1/inbox/${id.handle}/stream?auth=${encodeURIComponent(auths[i % ids.length]!)}`,
+          { agent: false },
+          (res) => {
+            if (res.statusCode !== 200) reject(new Error(`stream open answered ${res.statusCode}`));
+            res.resume();
+            resolve();
+          },
+        );
+        req.on('error', reject);
+        reqs.push(req);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  return { close: () => reqs.forEach((r) => r.destroy()) };
+}
+
+/** One measuring stream per live handle; records send → frame latency in ms. */
+async function openMeasuring(baseUrl: string, ids: Identity[], latencies: number[]) {
+  const reqs: http.ClientRequest[] = [];
+  for (const id of ids) {
+    const auth = authValue(id, ['GET', `/v1/inbox/${id.handle}/stream`]);
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(
+        `${baseUrl}/v1/inbox/${id.handle}/stream?auth=${encodeURIComponent(auth)}`,
+        { agent: false },
+        (res) => {
+          if (res.statusCode !== 200) reject(new Error(`stream open answered ${res.statusCode}`));
+          res.setEncoding('utf8');
+          let buffer = '';
+          res.on('data', (chunk: string) => {
+            const now = performance.now();
+            buffer += chunk;
+            let end: number;
+            while ((end = buffer.indexOf('\n\n')) >= 0) {
+              const block = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              const data = /^data: (.*)$/m.exec(block)?.[1];
+              if (block.includes('event: message') && data) {
+                const { envelope } = JSON.parse(data) as { envelope: { t: number } };
+                latencies.push(now - envelope.t);
+              }
+            }
+          });
+          resolve();
+        },
+      );
+      req.on('error', reject);
+      reqs.push(req);
+    });
+  }
+  return { close: () => reqs.forEach((r) => r.destroy()) };
+}
+
+/** Sends `RATE` messages a second round-robin to `ids` for `seconds` through `sendUrl`. */
+async function paced(sendUrl: string, ids: Identity[], seconds: number): Promise<number> {
+  const pool = new Pool(sendUrl, { connections: 64 });
+  const start = performance.now();
+  let sent = 0;
+  let failed = 0;
+  const inflight = new Set<Promise<void>>();
+  const pad = 'p'.repeat(100);
+  while (performance.now() - start < seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * RATE);
+    while (sent < due) {
+      const to = ids[sent % ids.length]!.handle;
+      sent += 1;
+      const p = pool
+        .request({
+          path: '/v1/messages',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ to, envelope: { t: performance.now(), pad } }),
+        })
+        .then(async (res) => {
+          if (res.statusCode !== 201) failed += 1;
+          await res.body.dump();
+        })
+        .catch(() => {
+          failed += 1;
+        })
+        .finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await Promise.all(inflight);
+  await pool.close();
+  if (failed > 0) console.log(`  (${failed} sends failed)`);
+  return sent;
+}
+
+interface LatencyRow {
+  label: string;
+  streams: number;
+  sent: number;
+  received: number;
+  p50: number;
+  p99: number;
+  heapPerStreamKiB?: number;
+}
+
+async function latencyScenario(
+  label: string,
+  sendTo: Child,
+  listenOn: Child,
+  idle: Identity[],
+  live: Identity[],
+  streams: number,
+): Promise<LatencyRow> {
+  const before = await listenOn.heap();
+  const idleStreams = await openIdle(listenOn.url, idle, streams - live.length);
+  const after = await listenOn.heap();
+  const latencies: number[] = [];
+  const measuring = await openMeasuring(listenOn.url, live, latencies);
+  const sent = await paced(sendTo.url, live, LATENCY_SECONDS);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  measuring.close();
+  idleStreams.close();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const idleCount = streams - live.length;
+  return {
+    label,
+    streams,
+    sent,
+    received: latencies.length,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    heapPerStreamKiB: (after.heap - before.heap) / idleCount / 1024,
+  };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const testDb = await createTestDatabase('bench_relay');
+  const dbUrl = testDb.target.kind === 'postgres' ? testDb.target.url : undefined;
+  if (!dbUrl) {
+    console.log('bench:relay needs PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
+    process.exitCode = 2;
+    return;
+  }
+  const one = await startChild(dbUrl);
+  const store = await openDatabase<Database>(testDb.target, SCHEMA);
+  const children: Child[] = [one];
+  try {
+    const sink = identity('bench-sink');
+    const idle = Array.from({ length: IDLE_HANDLES }, (_, i) => identity(`bench-idle-${i}`));
+    const live = Array.from({ length: LIVE_HANDLES }, (_, i) => identity(`bench-live-${i}`));
+    await store.db
+      .insertInto('handle')
+      .values(
+        [sink, ...idle, ...live].map((id) => ({
+          handle: id.handle,
+          primary_key: id.primary,
+          registered_at: new Date(),
+          proofs: [],
+        })),
+      )
+      .execute();
+
+    console.log(`bench:relay (${PHASE_SECONDS}s phases, ${CONNECTIONS} connections, loopback)`);
+    const inserts = await insertBaseline(store.db);
+    const body = JSON.stringify({
+      to: sink.handle,
+      envelope: { ct: randomBytes(64).toString('base64') },
+    });
+    const sends = await autocannon({
+      url: `${one.url}/v1/messages`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      connections: CONNECTIONS,
+      duration: PHASE_SECONDS,
+    });
+    const sendsPerSecond = sends.requests.total / sends.duration;
+    // The realistic mix: many recipients, so the per-recipient ordering lock rarely waits.
+    const bodies = idle.map((id) =>
+      JSON.stringify({ to: id.handle, envelope: { ct: randomBytes(64).toString('base64') } }),
+    );
+    let nextBody = 0;
+    const spread = await autocannon({
+      url: `${one.url}/v1/messages`,
+      connections: CONNECTIONS,
+      duration: PHASE_SECONDS,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (req) => ({ ...req, body: bodies[nextBody++ % bodies.length] }),
+        },
+      ],
+    });
+    const spreadPerSecond = spread.requests.total / spread.duration;
+
+    const first = await store.db
+      .selectFrom('message')
+      .select('seq')
+      .where('recipient', '=', sink.handle)
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const since = first.seq + 100;
+    const queries = await queryBaseline(store.db, sink.handle, since);
+    const auth = authValue(sink, ['GET', `/v1/inbox/${sink.handle}`, `since=${since}`]);
+    const polls = await autocannon({
+      url: `${one.url}/v1/inbox/${sink.handle}?since=${since}&limit=100`,
+      headers: { 'x-id-auth': auth },
+      connections: CONNECTIONS,
+      duration: PHASE_SECONDS,
+    });
+    const pollsPerSecond = polls.requests.total / polls.duration;
+
+    const rows: LatencyRow[] = [];
+    for (const n of STREAM_COUNTS) {
+      rows.push(await latencyScenario('one instance', one, one, idle, live, n));
+    }
+    const two = await startChild(dbUrl);
+    children.push(two);
+    for (const n of STREAM_COUNTS) {
+      rows.push(await latencyScenario('two instances (NOTIFY)', one, two, idle, live, n));
+    }
+
+    const f = (n: number) => n.toFixed(n < 10 ? 2 : 0);
+    console.log(
+      '\nthroughput                       measured    baseline (same run)          ratio  target',
+    );
+    console.log(
+      `sends/s, one recipient           ${f(sendsPerSecond).padStart(8)}    inserts/s ${f(inserts).padStart(8)}          ${(sendsPerSecond / inserts).toFixed(2).padStart(5)}  ≥ 0.5 (non-2xx ${sends.non2xx}, errors ${sends.errors})`,
+    );
+    console.log(
+      `sends/s, ${IDLE_HANDLES} recipients          ${f(spreadPerSecond).padStart(8)}    inserts/s ${f(inserts).padStart(8)}          ${(spreadPerSecond / inserts).toFixed(2).padStart(5)}  ≥ 0.5 (non-2xx ${spread.non2xx}, errors ${spread.errors})`,
+    );
+    console.log(
+      `signed inbox polls/s (100 msgs)  ${f(pollsPerSecond).padStart(8)}    bare query/s ${f(queries).padStart(8)}       ${(pollsPerSecond / queries).toFixed(2).padStart(5)}  ≥ 0.8 (non-2xx ${polls.non2xx}, errors ${polls.errors})`,
+    );
+    console.log(
+      `\nsend → SSE frame at ${RATE} msg/s for ${LATENCY_SECONDS}s (target p99 ≤ 15 ms at 10,000 streams; ≤ 20 KiB heap per idle stream)`,
+    );
+    console.log(
+      'scenario                  streams    sent  received   p50 ms   p99 ms  heap/idle stream',
+    );
+    for (const r of rows) {
+      console.log(
+        `${r.label.padEnd(24)} ${String(r.streams).padStart(8)} ${String(r.sent).padStart(7)} ${String(r.received).padStart(9)} ${r.p50.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}  ${r.heapPerStreamKiB?.toFixed(1) ?? '-'} KiB`,
+      );
+    }
+    console.log(`\nmedian p99 over scenarios: ${median(rows.map((r) => r.p99)).toFixed(2)} ms`);
+  } finally {
+    for (const c of children) await c.stop();
+    await store.close();
+    await testDb.drop();
+  }
+}
+
+await main();
