@@ -18,7 +18,7 @@ const logger = createLogger('admin-test', 'silent');
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
-});
+}, 60_000);
 afterAll(async () => {
   await t.close();
 });

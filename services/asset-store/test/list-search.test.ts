@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './test-app.js';
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp('list_search');
-});
+}, 60_000);
 afterAll(async () => {
   await t.close();
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
   doc = (await request(t.app).get('/openapi.json').expect(200)).body as typeof doc;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   ajv.addSchema(doc, 'openapi.json');
-});
+}, 60_000);
 afterAll(async () => {
   await t.close();
 });

@@ -37,7 +37,7 @@ let app: Express;
 beforeAll(async () => {
   t = await createTestApp('thumbnails');
   app = appWith();
-});
+}, 60_000);
 afterAll(async () => {
   await t.close();
 });

@@ -14,7 +14,7 @@ const logger = createLogger('verifier-test', 'silent');
 
 beforeAll(async () => {
   t = await createTestApp('verifier');
-});
+}, 60_000);
 afterAll(async () => {
   await t.close();
 });
