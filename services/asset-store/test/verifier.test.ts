@@ -123,9 +123,9 @@ describe('watching the storage root', () => {
     const asset = await storeAsset(t, 'x');
     const checked: string[] = [];
     const verifyAsset = verifier.verifyAsset.bind(verifier);
-    verifier.verifyAsset = (row) => {
+    verifier.verifyAsset = (row, lane) => {
       checked.push(row.hash);
-      return verifyAsset(row);
+      return verifyAsset(row, lane);
     };
     await verifier.verifyPaths([
       `.thumbs/${asset.row.hash}_1x1.jpg`,

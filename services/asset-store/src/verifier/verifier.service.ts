@@ -30,7 +30,7 @@ export interface VerifierDeps {
   layout: StorageLayout;
   attributes: AttributeStore;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
-  /** Files hashed at once; bounded so a scrub does not starve requests. */
+  /** Files a scrub hashes at once; bounded so a scrub does not starve requests. */
   concurrency?: number;
 }
 
@@ -41,11 +41,13 @@ const BATCH = 256;
  * in step: set on a mismatch or a missing file, cleared when the content matches again.
  */
 export class Verifier {
-  readonly #hashing: Limiter;
+  /** Full scrubs; changed files get a lane of their own so a long scrub never delays them. */
+  readonly #scrubLane: Limiter;
+  readonly #changeLane = new Limiter(1);
   #stopped = false;
 
   constructor(private readonly deps: VerifierDeps) {
-    this.#hashing = new Limiter(deps.concurrency ?? 2);
+    this.#scrubLane = new Limiter(deps.concurrency ?? 2);
   }
 
   /** Makes running and later scrubs end early (at shutdown). */
@@ -54,9 +56,10 @@ export class Verifier {
   }
 
   /** Checks one indexed asset and fixes its flag; returns what the file looks like. */
-  async verifyAsset(row: AssetRow): Promise<FileState> {
+  async verifyAsset(row: AssetRow, lane: 'scrub' | 'change' = 'change'): Promise<FileState> {
     const file = toAbsolutePath(this.deps.layout, row.path);
-    const inspect = () => this.#hashing.run(() => checkFile(file, row.timestamp, row.hash));
+    const limiter = lane === 'scrub' ? this.#scrubLane : this.#changeLane;
+    const inspect = () => limiter.run(() => checkFile(file, row.timestamp, row.hash));
     const state = await inspect();
     const corrupt = state !== 'ok';
     if (corrupt === row.is_corrupted) return state;
@@ -93,7 +96,7 @@ export class Verifier {
       const rows = await listAssetsAfter(this.deps.db, after, BATCH);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.timestamp;
-      const states = await Promise.all(rows.map((row) => this.verifyAsset(row)));
+      const states = await Promise.all(rows.map((row) => this.verifyAsset(row, 'scrub')));
       report.checked += states.length;
       for (const s of states) {
         if (s === 'mismatch') report.corrupted++;
