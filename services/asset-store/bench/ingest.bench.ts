@@ -105,6 +105,27 @@ class RssSampler {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Waits until a process has been nearly idle for half a second, so work it does after
+ * answering (the verifier re-hashing a new file) does not land in the next measurement.
+ */
+async function settle(pid: number): Promise<void> {
+  const until = Date.now() + 60_000;
+  let last = cpuSeconds(pid);
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuSeconds(pid);
+    if (now - last < 0.02) return;
+    last = now;
+  }
+}
+
 function makeLargeFile(file: string): void {
   const block = randomBytes(16 << 20);
   const fd = fs.openSync(file, 'w');
@@ -219,25 +240,39 @@ async function main(): Promise<void> {
     let serviceMs = Infinity;
     let baselineMs = Infinity;
     let rssGrowth = 0;
+    let serviceCpu = Infinity;
+    let baselineCpu = Infinity;
+    const servicePid = service.child.pid!;
+    const baselinePid = baseline.child.pid!;
     for (let run = 0; run < LARGE_RUNS; run++) {
+      await settle(servicePid);
+      let cpu = cpuSeconds(baselinePid);
       baselineMs = Math.min(baselineMs, await uploadLargeToBaseline(baseline.port, largeFile));
+      baselineCpu = Math.min(baselineCpu, cpuSeconds(baselinePid) - cpu);
       const before = rss.start();
+      cpu = cpuSeconds(servicePid);
       serviceMs = Math.min(serviceMs, await uploadLargeToService(service.port, largeFile));
+      serviceCpu = Math.min(serviceCpu, cpuSeconds(servicePid) - cpu);
       rssGrowth = Math.max(rssGrowth, rss.stop() - before);
     }
+    await settle(servicePid);
     const serviceMBs = GIB / (1 << 20) / (serviceMs / 1000);
     const baselineMBs = GIB / (1 << 20) / (baselineMs / 1000);
 
     const content = randomBytes(SMALL);
     const multipart = multipartBody(content);
+    let cpu = cpuSeconds(baselinePid);
     const smallBaseline = await smallFiles(baseline.port, '/', content, 'application/octet-stream');
+    const smallBaselineCpu = cpuSeconds(baselinePid) - cpu;
     rss.start();
+    cpu = cpuSeconds(servicePid);
     const smallService = await smallFiles(
       service.port,
       '/api/v1/can/0/ingest',
       multipart.body,
       multipart.type,
     );
+    const smallServiceCpu = cpuSeconds(servicePid) - cpu;
     const smallPeak = rss.stop();
 
     const largeRatio = serviceMBs / baselineMBs;
@@ -248,11 +283,13 @@ async function main(): Promise<void> {
       '',
       '1 GiB file (best of 2)        service      baseline     ratio   target',
       `  throughput MB/s             ${serviceMBs.toFixed(0).padEnd(12)} ${baselineMBs.toFixed(0).padEnd(12)} ${pct(largeRatio).padEnd(7)} >= 0.80x  ${largeRatio >= 0.8 ? 'ok' : 'MISSED'}`,
+      `  server CPU seconds          ${serviceCpu.toFixed(2).padEnd(12)} ${baselineCpu.toFixed(2)}`,
       `  service RSS growth MB       ${mb(rssGrowth).padEnd(12)} ${''.padEnd(12)} ${''.padEnd(7)} < 64      ${rssGrowth < 64 << 20 ? 'ok' : 'MISSED'}`,
       '',
       `${SMALL_COUNT} x 4 KiB, ${CONNECTIONS} connections`,
       `  req/s                       ${smallService.rps.toFixed(0).padEnd(12)} ${smallBaseline.rps.toFixed(0).padEnd(12)} ${pct(smallRatio).padEnd(7)} >= 0.50x  ${smallRatio >= 0.5 ? 'ok' : 'MISSED'}`,
       `  p99 latency ms              ${String(smallService.p99).padEnd(12)} ${String(smallBaseline.p99).padEnd(12)} ${''.padEnd(7)} < 20      ${smallService.p99 < 20 ? 'ok' : 'MISSED'}`,
+      `  server CPU seconds          ${smallServiceCpu.toFixed(2).padEnd(12)} ${smallBaselineCpu.toFixed(2)}`,
       `  errors                      ${String(smallService.errors).padEnd(12)} ${String(smallBaseline.errors).padEnd(12)}`,
       `  service peak RSS MB         ${mb(smallPeak)}`,
       '',

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { discardFile } from './staged-file.js';
 import {
   decodeOrUndefined,
   readIfExists,
@@ -50,12 +51,12 @@ export class SidecarAttributeStore implements AttributeStore {
     try {
       await fs.rename(temp, target);
     } catch (err) {
-      await fs.rm(temp, { force: true });
+      await discardFile(temp);
       throw err;
     }
   }
 
   async remove(file: string): Promise<void> {
-    await fs.rm(this.sidecarPath(file), { force: true });
+    await discardFile(this.sidecarPath(file));
   }
 }

@@ -61,7 +61,7 @@ export async function stageStream(
     await pipeline(source, meter, fileSink(handle));
   } catch (err) {
     await handle.close();
-    await fs.rm(tmpPath, { force: true });
+    await discardFile(tmpPath);
     throw err;
   }
   await handle.close();
@@ -115,7 +115,11 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Removes a file if it is there. */
+/** Removes a file if it is there (a plain unlink: `fs.rm` costs extra syscalls). */
 export async function discardFile(file: string): Promise<void> {
-  await fs.rm(file, { force: true });
+  try {
+    await fs.unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
