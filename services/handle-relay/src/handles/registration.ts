@@ -1,9 +1,9 @@
 import { canonicalize } from 'json-canonicalize';
 import { verifyEd25519 } from '../auth/ed25519.js';
 import { relayErrors } from '../errors.js';
+import { validate } from '../http/body.js';
 import { formatPrimary, handleProblem, parsePrimary, sameServer } from './handle-rules.js';
 import { registrationSchema } from './handle.schemas.js';
-import { validate } from '../http/body.js';
 
 /** The only signature suite accepted for registrations. */
 export const REGISTRATION_ALG = 'ed25519-sha512-jcs';
@@ -25,8 +25,9 @@ export function verifyRegistration(
   server: string,
   nowMs: number,
 ): VerifiedRegistration {
-  if (body === undefined)
+  if (body === undefined) {
     throw relayErrors.badRequest('request body must be a signed registration');
+  }
   const { payload, signature } = validate(registrationSchema, body);
   if (signature.alg !== REGISTRATION_ALG) {
     throw relayErrors.badRequest(
@@ -40,7 +41,7 @@ export function verifyRegistration(
   }
   // The signed bytes are those of the payload as sent, unknown fields included.
   const sent = (body as { payload: unknown }).payload;
-  const signed = new TextEncoder().encode(canonicalize(sent));
+  const signed = Buffer.from(canonicalize(sent), 'utf8');
   if (!verifyEd25519(key.keyHex, signed, signature.sig)) {
     throw relayErrors.badRequest('registration signature did not verify');
   }
