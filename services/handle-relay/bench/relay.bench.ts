@@ -20,7 +20,7 @@ const RATE = Number(process.env.BENCH_RATE ?? 1000);
 const STREAM_COUNTS = (process.env.BENCH_STREAMS ?? '1000,10000').split(',').map(Number);
 const CONNECTIONS = 16;
 const IDLE_HANDLES = 100;
-const LIVE_HANDLES = 10;
+const LIVE_HANDLES = 100;
 const SPKI_PREFIX_LEN = 12;
 
 interface Identity {

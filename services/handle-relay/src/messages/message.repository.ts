@@ -3,12 +3,13 @@ import type { Database } from '../db/database.js';
 import type { MessageRow, NewMessageRow } from './message.table.js';
 
 /**
- * Stores one message with the next global sequence number. The insert first takes a
- * transaction-scoped advisory lock on the recipient, so a recipient's seqs are assigned,
- * committed and NOTIFY-delivered in one order; run it inside the sending transaction.
+ * Stores one message with the next global sequence number, in one statement. It first
+ * takes a transaction-scoped advisory lock on the recipient, held until the statement
+ * commits, so a recipient's seqs are assigned, committed and announced (trigger
+ * `message_notify`) in one order. A recipient that does not exist fails the foreign key.
  */
 export async function insertMessageLocked(
-  trx: Kysely<Database>,
+  db: Kysely<Database>,
   row: Omit<NewMessageRow, 'seq'> & { created_at: Date },
 ): Promise<MessageRow> {
   const key = `handle_relay.message:${row.recipient}`;
@@ -17,7 +18,7 @@ export async function insertMessageLocked(
     select ${row.recipient}, ${row.envelope}, ${row.created_at}
     from (select pg_advisory_xact_lock(hashtext(${key}))) as serialised
     returning seq, recipient, envelope, created_at
-  `.execute(trx);
+  `.execute(db);
   const stored = rows[0];
   if (!stored) throw new Error('insert returned no row');
   return stored;

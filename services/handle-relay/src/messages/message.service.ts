@@ -5,6 +5,7 @@ import { relayErrors } from '../errors.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
+import type { KeyedSerializer } from './keyed-serializer.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
 import { insertMessageLocked, readInboxPage } from './message.repository.js';
 import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
@@ -20,6 +21,8 @@ export interface MessageServiceDeps {
   server: string;
   pubsub: PubSub;
   notifier: MessageNotifier;
+  /** Orders this instance's sends per recipient (store, then publish). */
+  sends: KeyedSerializer;
   now: () => number;
 }
 
@@ -51,9 +54,10 @@ function recipientOf(to: string, server: string): string {
 }
 
 /**
- * Stores an envelope for its recipient and hands it to the live streams (inside the
- * transaction, so other instances hear it only once it is committed), then to Web Push
- * without waiting. Order of checks: body shape 400, recipient exists 404, size 413.
+ * Stores an envelope for its recipient (one statement: numbered, committed and announced
+ * to every instance's streams together), publishes it to this instance's streams where the
+ * database does not announce it, then queues Web Push without waiting. Order of checks:
+ * body shape 400, recipient exists 404, size 413.
  */
 export async function sendMessage(deps: MessageServiceDeps, body: unknown): Promise<SentMessage> {
   const parsed = sendMessageBody.safeParse(body);
@@ -64,24 +68,25 @@ export async function sendMessage(deps: MessageServiceDeps, body: unknown): Prom
     if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
     throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
   }
-  let message: RelayedMessage;
-  try {
-    message = await deps.db.transaction().execute(async (trx) => {
-      const row = await insertMessageLocked(trx, {
-        recipient,
-        envelope,
-        created_at: new Date(deps.now()),
-      });
-      const stored = toRelayed(row);
-      await deps.pubsub.publish(recipient, stored, trx);
-      return stored;
-    });
-  } catch (err) {
-    if ((err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) {
-      throw relayErrors.unknownHandle();
+  const message = await deps.sends.run(recipient, async () => {
+    let stored: RelayedMessage;
+    try {
+      stored = toRelayed(
+        await insertMessageLocked(deps.db, {
+          recipient,
+          envelope,
+          created_at: new Date(deps.now()),
+        }),
+      );
+    } catch (err) {
+      if ((err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) {
+        throw relayErrors.unknownHandle();
+      }
+      throw err;
     }
-    throw err;
-  }
+    await deps.pubsub.publish(recipient, stored);
+    return stored;
+  });
   deps.notifier.notify(recipient, message.seq);
   return { seq: message.seq, created_at: message.createdAt };
 }

@@ -1,14 +1,13 @@
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
 import type { PubSub } from './pubsub.port.js';
 
-/** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
+/**
+ * The NOTIFY channel the `message_notify` trigger announces on (migration
+ * `20261121200200_notify_message`); databases are separate namespaces, so one name is enough.
+ */
 export const NOTIFY_CHANNEL = 'handle_relay_messages';
-
-/** NOTIFY payloads must stay under 8000 bytes; larger messages travel as a reference. */
-const MAX_CARRIED_BYTES = 7_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
@@ -37,7 +36,7 @@ function detach(c: ListenClient): void {
   c.on('error', () => undefined);
 }
 
-/** Wire form of a notification: the message itself when it fits, else its handle and seq. */
+/** Wire form of the trigger's notification: the message when it fits, else handle and seq. */
 interface Notice {
   h: string;
   s: number;
@@ -47,8 +46,9 @@ interface Notice {
 
 /**
  * The LISTEN/NOTIFY adapter: every instance listens on one channel through a dedicated
- * connection and hands notifications to its local streams. NOTIFY runs inside the sending
- * transaction, so it is delivered only on commit and in commit order. A lost connection is
+ * connection and hands notifications to its local streams. The database announces each
+ * insert from a trigger inside the inserting transaction, so a notification arrives only
+ * after commit and in commit order, and `publish` has nothing to add. A lost connection is
  * re-established with backoff, after which every listener is told to resync from the store.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
@@ -140,14 +140,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    publish: async (h, message, trx) => {
-      const full: Notice = { h, s: message.seq, c: message.createdAt, e: message.envelopeJson };
-      let payload = JSON.stringify(full);
-      if (Buffer.byteLength(payload) > MAX_CARRIED_BYTES) {
-        payload = JSON.stringify({ h, s: message.seq } satisfies Notice);
-      }
-      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(trx);
-    },
+    publish: () => Promise.resolve(),
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
       closed = true;

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
 import type { RelayedMessage } from '../messages/message.model.js';
 
 /** What a live stream hears from the pub/sub. */
@@ -14,11 +12,12 @@ export interface PubSubListener {
 }
 
 /**
- * Fan-out of stored messages to the live streams of every instance. `publish` takes the
- * sending transaction so adapters that can (LISTEN/NOTIFY) deliver only after commit.
+ * Fan-out of stored messages to the live streams of every instance. The send path calls
+ * `publish` once the message is committed; an adapter whose database announces inserts
+ * itself (LISTEN/NOTIFY) has nothing left to do there.
  */
 export interface PubSub {
-  publish(handle: string, message: RelayedMessage, trx: Kysely<Database>): Promise<void>;
+  publish(handle: string, message: RelayedMessage): Promise<void>;
   /** Registers a listener for one handle; returns its unsubscribe. */
   subscribe(handle: string, listener: PubSubListener): () => void;
   close(): Promise<void>;
