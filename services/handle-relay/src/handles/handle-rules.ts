@@ -1,7 +1,8 @@
 import { relayErrors } from '../errors.js';
 
-/** Shortest and longest allowed handle (contract: 3–32 characters). */
+/** Shortest allowed handle (contract: 3–32 characters). */
 export const HANDLE_MIN_LENGTH = 3;
+/** Longest allowed handle. */
 export const HANDLE_MAX_LENGTH = 32;
 
 /** Names nobody may claim (contract, "Handle rules"). */

@@ -13,6 +13,7 @@ export type HandleRow = Selectable<HandleTable>;
 /** A handle row as inserted. */
 export type NewHandleRow = Insertable<HandleTable>;
 
-/** Constraint names, so a unique violation maps to the right 409 message. */
+/** Primary key constraint: the handle is taken. Named so a violation maps to its 409. */
 export const HANDLE_PKEY = 'handle_pkey';
+/** Unique constraint on the primary: it already owns a handle. */
 export const HANDLE_PRIMARY_UNIQUE = 'handle_primary_key_unique';
