@@ -28,6 +28,9 @@ export function jestProject(dir, displayName, extra = {}) {
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    // Integration tests start databases and apps on a 2-core machine that may be busy;
+    // 5 s is too tight for a hook that opens an embedded database.
+    testTimeout: 30_000,
     globalSetup: path.join(root, 'packages/config/jest/global-setup.js'),
     globalTeardown: path.join(root, 'packages/config/jest/global-teardown.js'),
     ...extra,

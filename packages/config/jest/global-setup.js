@@ -1,7 +1,13 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 /**
  * Chooses the run's Postgres once, before any test file: TEST_DATABASE_URL, else a
  * testcontainers server when a Docker engine answers, else embedded PGlite. The choice
  * reaches the workers through the environment (TEST_DATABASE_MODE, TEST_DATABASE_URL).
+ * In PGlite mode it also initialises one data folder and saves it as a tarball
+ * (TEST_PGLITE_TEMPLATE), so each test file's database starts from it instead of initdb.
  */
 export default async function globalSetup() {
   if (process.env.TEST_DATABASE_MODE) return;
@@ -20,6 +26,19 @@ export default async function globalSetup() {
     console.log(`\ntests use a testcontainers Postgres`);
   } catch {
     process.env.TEST_DATABASE_MODE = 'pglite';
+    process.env.TEST_PGLITE_TEMPLATE = await pgliteTemplate();
     console.log(`\ntests use embedded PGlite (no TEST_DATABASE_URL, no Docker engine)`);
   }
+}
+
+async function pgliteTemplate() {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create();
+  const dump = await db.dumpDataDir('none');
+  await db.close();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-template-'));
+  const file = path.join(dir, 'pgdata.tar');
+  fs.writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  globalThis.__testPgliteTemplateDir = dir;
+  return file;
 }

@@ -1,6 +1,11 @@
-/** Stops the testcontainers server if this run started one. */
+import fs from 'node:fs';
+
+/** Stops the testcontainers server and removes the PGlite template if this run made them. */
 export default async function globalTeardown() {
   const container = globalThis.__testPostgresContainer;
   globalThis.__testPostgresContainer = undefined;
   if (container) await container.stop();
+  const templateDir = globalThis.__testPgliteTemplateDir;
+  globalThis.__testPgliteTemplateDir = undefined;
+  if (templateDir) fs.rmSync(templateDir, { recursive: true, force: true });
 }

@@ -20,8 +20,11 @@ import pg from 'pg';
 /** Where a service keeps its index: a Postgres server URL, or an embedded PGlite folder. */
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string }
-  /** `dataDir` undefined: in memory (tests). */
-  | { kind: 'pglite'; dataDir?: string };
+  /**
+   * `dataDir` undefined: in memory (tests). `template`: a `dumpDataDir()` tarball to start
+   * from instead of running initdb (tests start each file's database from one).
+   */
+  | { kind: 'pglite'; dataDir?: string; template?: Blob };
 
 /** An open database: the Kysely instance plus the raw client, for LISTEN/NOTIFY and the like. */
 export interface DatabaseHandle<DB> {
@@ -166,6 +169,7 @@ export async function openDatabase<DB>(
   if (target.dataDir) fs.mkdirSync(target.dataDir, { recursive: true });
   const pglite = await PGlite.create(target.dataDir ? target.dataDir : undefined, {
     parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
+    ...(target.template ? { loadDataDir: target.template } : {}),
   });
   await pglite.exec(`create schema if not exists ${schema}; set search_path to ${schema};`);
   const db = new Kysely<DB>({ dialect: pgliteDialect(pglite) });

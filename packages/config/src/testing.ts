@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import pg from 'pg';
 import type { DatabaseTarget } from './database.js';
 
 const MODE_ENV = 'TEST_DATABASE_MODE';
+/** Set by the global setup in PGlite mode: a freshly initialised data folder, as a tarball. */
+const TEMPLATE_ENV = 'TEST_PGLITE_TEMPLATE';
 
 /** A database of its own for one test file, and how to drop it afterwards. */
 export interface TestDatabase {
@@ -23,7 +26,13 @@ function withDatabase(url: string, database: string): string {
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url || process.env[MODE_ENV] === 'pglite') {
-    return { target: { kind: 'pglite' }, drop: () => Promise.resolve() };
+    // Loading the template skips initdb, the slow part of starting an embedded database.
+    const templateFile = process.env[TEMPLATE_ENV];
+    const template =
+      templateFile && fs.existsSync(templateFile)
+        ? new Blob([fs.readFileSync(templateFile)])
+        : undefined;
+    return { target: { kind: 'pglite', template }, drop: () => Promise.resolve() };
   }
   const name = `t_${label
     .replace(/[^a-z0-9]/gi, '_')
