@@ -29,7 +29,11 @@ function likePrefix(prefix: string): string {
   return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function matches(eb: ExpressionBuilder<Database, 'asset'>, f: AssetFilter): Expression<SqlBool> {
+function matches(
+  eb: ExpressionBuilder<Database, 'asset'>,
+  f: AssetFilter,
+  tagsFromCoveringIndex = false,
+): Expression<SqlBool> {
   const and: Expression<SqlBool>[] = [];
   // Literal NOTs (not bound parameters) so the planner can match the partial indexes.
   if (!f.includeTrashed) and.push(eb.not(eb.ref('is_trashed')));
@@ -45,7 +49,11 @@ function matches(eb: ExpressionBuilder<Database, 'asset'>, f: AssetFilter): Expr
   if (f.startTime !== undefined) and.push(eb('timestamp', '>=', f.startTime));
   if (f.endTime !== undefined) and.push(eb('timestamp', '<=', f.endTime));
   if (f.tags !== undefined && f.tags.length > 0) {
-    and.push(sql<SqlBool>`${sql.ref('tags')} @> ${sql.val(f.tags)}::text[]`);
+    // `tags || '{}'` is the same array, but no GIN index matches it: see `assetCountQuery`.
+    const tags = tagsFromCoveringIndex
+      ? sql`(${sql.ref('tags')} || '{}'::text[])`
+      : sql.ref('tags');
+    and.push(sql<SqlBool>`${tags} @> ${sql.val(f.tags)}::text[]`);
   }
   if (f.mimeType !== undefined) and.push(eb('mime_type', '=', f.mimeType));
   if (f.user !== undefined) and.push(eb('user', '=', f.user));
@@ -74,12 +82,25 @@ export async function findAssetPage(
   return assetPageQuery(db, filter, window).execute();
 }
 
-/** The count query, unexecuted (see `assetPageQuery`). */
+/**
+ * The count query, unexecuted (see `assetPageQuery`). With tags and an application, user
+ * or MIME type filter together, the planner likes to AND the GIN bitmap with another
+ * index and then visit every match in the table; the per-filter indexes carry the tags,
+ * so hiding the tags condition from GIN lets the count run from one index alone (about
+ * 4× faster at 1,000,000 rows).
+ */
 export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter) {
+  const covered =
+    (filter.tags?.length ?? 0) > 0 &&
+    (filter.application !== undefined ||
+      filter.user !== undefined ||
+      filter.mimeType !== undefined) &&
+    !filter.includeTrashed &&
+    !filter.includeCorrupted;
   return db
     .selectFrom('asset')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) => matches(eb, filter));
+    .where((eb) => matches(eb, filter, covered));
 }
 
 /**
