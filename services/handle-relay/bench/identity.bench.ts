@@ -1,192 +1,28 @@
 // bench:identity: registrations/s, lookups/s and signed proof updates/s of handle-relay,
 // printed beside baselines measured in the same run (bare node:crypto verifies/s, a bare
 // Express 5 parse+verify route, single-row Postgres inserts/s). Loopback only, bounded.
-import { fork, type ChildProcess } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import path from 'node:path';
+import { createPublicKey, verify } from 'node:crypto';
 import { createTestDatabase } from '@svc/config/testing';
-import { openDatabase } from '@svc/config/database';
-import autocannon from 'autocannon';
-import { canonicalize } from 'json-canonicalize';
-import { sql } from 'kysely';
 import { verifySignedRequest } from '../src/auth/signed-request.js';
+import {
+  CONNECTIONS,
+  authValue,
+  cycling,
+  fmt,
+  identity,
+  interleaved,
+  median,
+  openInsertBench,
+  phase,
+  signedRegistration,
+  startChild,
+  type Phase,
+} from './identity-bench-kit.js';
 
 const PHASE_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 16;
 const REGISTRATIONS = Number(process.env.BENCH_REGISTRATIONS ?? 4500);
-const SPKI_PREFIX_LEN = 12;
-
-interface Identity {
-  privateKey: KeyObject;
-  publicHex: string;
-  primary: string;
-}
-
-function identity(): Identity {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const publicHex = publicKey
-    .export({ format: 'der', type: 'spki' })
-    .subarray(SPKI_PREFIX_LEN)
-    .toString('hex');
-  return { privateKey, publicHex, primary: `ed25519:${publicHex}` };
-}
-
-function signedRegistration(server: string, handle: string, id: Identity): string {
-  const payload = { server, handle, primary: id.primary, ts: Math.floor(Date.now() / 1000) };
-  const sig = sign(null, Buffer.from(canonicalize(payload)), id.privateKey).toString('hex');
-  return JSON.stringify({
-    payload,
-    signature: { alg: 'ed25519-sha512-jcs', key: id.primary, sig },
-  });
-}
-
-function authValue(id: Identity, lines: string[]): string {
-  const ts = Math.floor(Date.now() / 1000);
-  const sig = sign(null, Buffer.from([...lines, String(ts)].join('\n')), id.privateKey);
-  return `${ts}:${sig.toString('hex')}`;
-}
-
-/** CPU µs per call of `fn`, over `calls` calls. */
-function cpuPerCall(calls: number, fn: () => void): number {
-  const cpu0 = process.cpuUsage();
-  for (let i = 0; i < calls; i++) fn();
-  const cpu = process.cpuUsage(cpu0);
-  return (cpu.user + cpu.system) / calls;
-}
-
-/**
- * Measures two functions in alternating short rounds, so load changes on a shared machine
- * hit both alike; returns the median µs per call of each and the median of the per-round ratios.
- */
-function interleaved(rounds: number, calls: number, a: () => void, b: () => void) {
-  const as: number[] = [];
-  const bs: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const x = cpuPerCall(calls, a);
-    const y = cpuPerCall(calls, b);
-    as.push(x);
-    bs.push(y);
-    ratios.push(y / x);
-  }
-  const median = (v: number[]) => [...v].sort((p, q) => p - q)[Math.floor(v.length / 2)] ?? NaN;
-  return { a: median(as), b: median(bs), ratio: median(ratios) };
-}
-
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  cpu(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-async function startChild(mode: string, env: NodeJS.ProcessEnv): Promise<Child> {
-  const proc = fork(path.join(import.meta.dirname, 'bench-server.ts'), [mode], {
-    execArgv: ['--conditions=source', '--import', 'tsx'],
-    env: { ...process.env, ...env },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    proc.once('message', (m) => resolve((m as { port: number }).port));
-    proc.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));
-  });
-  return {
-    proc,
-    url: `http://127.0.0.1:${port}`,
-    cpu: () =>
-      new Promise((resolve) => {
-        proc.once('message', (m) => {
-          const { user, system } = (m as { cpu: NodeJS.CpuUsage }).cpu;
-          resolve(user + system);
-        });
-        proc.send('cpu');
-      }),
-    stop: () =>
-      new Promise((resolve) => {
-        proc.once('exit', () => resolve());
-        proc.send('stop');
-      }),
-  };
-}
-
-interface Phase {
-  rps: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  p99: number;
-  cpuMicrosPerRequest: number;
-}
-
-async function phase(child: Child, opts: Omit<autocannon.Options, 'url'>): Promise<Phase> {
-  const cpu0 = await child.cpu();
-  const r = await autocannon({ connections: CONNECTIONS, ...opts, url: child.url });
-  const cpu = (await child.cpu()) - cpu0;
-  return {
-    rps: r.requests.total / r.duration,
-    total: r.requests.total,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    p99: r.latency.p99,
-    cpuMicrosPerRequest: cpu / Math.max(1, r.requests.total),
-  };
-}
-
-/** Cycles through pre-built requests; each connection takes the next one. */
-function cycling(requests: autocannon.Request[], once = false): autocannon.Request[] {
-  let i = 0;
-  return [
-    {
-      setupRequest: (req) => {
-        if (once && i >= requests.length) return null as unknown as autocannon.Request;
-        const next = requests[i % requests.length];
-        i += 1;
-        return { ...req, ...next };
-      },
-    },
-  ];
-}
-
-/** A scratch table for the single-row insert baseline; `run` measures inserts/s. */
-async function openInsertBench() {
-  const testDb = await createTestDatabase('bench_insert');
-  const handle = await openDatabase<{ bench_row: { id: string; body: string } }>(
-    testDb.target,
-    'bench_insert',
-  );
-  await sql`create table bench_row (id text primary key, body text not null)`.execute(handle.db);
-  let round = 0;
-  return {
-    async run(seconds: number): Promise<number> {
-      round += 1;
-      let n = 0;
-      const end = Date.now() + seconds * 1000;
-      const t0 = process.hrtime.bigint();
-      await Promise.all(
-        Array.from({ length: CONNECTIONS }, async (_, w) => {
-          while (Date.now() < end) {
-            await handle.db
-              .insertInto('bench_row')
-              .values({ id: `${round}-${w}-${n}`, body: 'x'.repeat(120) })
-              .execute();
-            n += 1;
-          }
-        }),
-      );
-      return n / (Number(process.hrtime.bigint() - t0) / 1e9);
-    },
-    async close(): Promise<void> {
-      await handle.close();
-      await testDb.drop();
-    },
-  };
-}
-
-const median = (v: readonly number[]) =>
-  [...v].sort((p, q) => p - q)[Math.floor(v.length / 2)] ?? NaN;
-
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const WARM_UP_REGISTRATIONS = 500;
 
 async function main(): Promise<void> {
   const dbUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -242,6 +78,15 @@ async function main(): Promise<void> {
     headers: { 'content-type': 'application/json' },
     body: signedRegistration('bench.test', handles[i] ?? '', who),
   }));
+  // Warm-up (not counted): both servers reach steady-state JIT before anything is measured.
+  await phase(expressChild, { duration: 1, requests: cycling(verifyBodies) });
+  const warmUp = Array.from({ length: WARM_UP_REGISTRATIONS }, (_, i) => ({
+    method: 'POST' as const,
+    path: '/v1/register',
+    headers: { 'content-type': 'application/json' },
+    body: signedRegistration('bench.test', `warm-${i}`, identity()),
+  }));
+  await phase(app, { amount: warmUp.length, requests: cycling(warmUp, true) });
   const perRound = Math.floor(registrations.length / ROUNDS);
   const rounds: { express: Phase; inserts: number; reg: Phase }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
