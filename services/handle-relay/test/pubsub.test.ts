@@ -1,10 +1,11 @@
 import type { DatabaseHandle } from '@svc/config/database';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openStore, type Database } from '../src/db/database.js';
 import { toRelayed, type RelayedMessage } from '../src/messages/message.model.js';
-import { findMessage, insertMessageLocked } from '../src/messages/message.repository.js';
+import { findMessage } from '../src/messages/message.repository.js';
+import { storeAndPublish } from '../src/messages/message.service.js';
 import { createMemoryPubSub } from '../src/pubsub/memory.pubsub.js';
 import { createPostgresPubSub, NOTIFY_CHANNEL } from '../src/pubsub/postgres.pubsub.js';
 import type { PubSub } from '../src/pubsub/pubsub.port.js';
@@ -13,6 +14,9 @@ import { SETUP_TIMEOUT_MS } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 const logger = createLogger('pubsub-test', 'silent');
+
+/** The in-process adapter never touches the connection it is given. */
+const noConnection = undefined as unknown as Kysely<Database>;
 
 pubSubContract('in-process', () => {
   const pubsub = createMemoryPubSub();
@@ -27,7 +31,7 @@ pubSubContract('in-process', () => {
         envelopeJson: JSON.stringify(envelope),
         createdAt: new Date().toISOString(),
       };
-      await pubsub.publish(handle, m);
+      await pubsub.publish(handle, m, noConnection);
       return m;
     },
     close: () => pubsub.close(),
@@ -52,25 +56,20 @@ async function pgPubSub(): Promise<PubSub> {
   });
 }
 
-/** The send path on a server: one locked insert (the trigger announces it), then publish. */
+/** The send path on a server (creating the recipient first when needed). */
 async function storeVia(
   pubsub: PubSub,
   handle: string,
   envelope: unknown,
 ): Promise<RelayedMessage> {
-  await sql`insert into handle (handle, primary_key, registered_at)
-            values (${handle}, ${`ed25519:${handle}`}, now()) on conflict do nothing`.execute(
-    store.db,
+  await sql`
+    insert into handle (handle, primary_key, registered_at)
+    values (${handle}, ${`ed25519:${handle}`}, now()) on conflict do nothing
+  `.execute(store.db);
+  return storeAndPublish(
+    { db: store.db, pubsub },
+    { recipient: handle, envelope: JSON.stringify(envelope), created_at: new Date() },
   );
-  const m = toRelayed(
-    await insertMessageLocked(store.db, {
-      recipient: handle,
-      envelope: JSON.stringify(envelope),
-      created_at: new Date(),
-    }),
-  );
-  await pubsub.publish(handle, m);
-  return m;
 }
 
 if (server) {
@@ -109,24 +108,24 @@ describeServer('LISTEN/NOTIFY across instances', () => {
     }
   });
 
-  it('announces nothing for an insert whose transaction rolls back', async () => {
+  it('announces nothing for a send that failed, and the recipient lock is released', async () => {
     const pubsub = await pgPubSub();
     try {
       const heard = recorder();
-      pubsub.subscribe('alice', heard);
+      pubsub.subscribe('ghost', heard);
       await expect(
-        store.db.transaction().execute(async (trx) => {
-          await insertMessageLocked(trx, {
-            recipient: 'alice',
-            envelope: '"lost"',
-            created_at: new Date(),
-          });
-          throw new Error('abort');
-        }),
-      ).rejects.toThrow('abort');
-      const after = await storeVia(pubsub, 'alice', 'kept');
-      await waitFor(() => heard.got.length >= 1, 'the committed message');
+        storeAndPublish(
+          { db: store.db, pubsub },
+          { recipient: 'ghost', envelope: '"lost"', created_at: new Date() },
+        ),
+      ).rejects.toThrow('handle not found');
+      const after = await storeVia(pubsub, 'ghost', 'kept');
+      await waitFor(() => heard.got.length >= 1, 'the stored message');
       expect(heard.got).toEqual([after]);
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from pg_locks where locktype = 'advisory'
+      `.execute(store.db);
+      expect(rows).toEqual([{ n: 0 }]);
     } finally {
       await pubsub.close();
     }

@@ -1,7 +1,7 @@
 /**
  * Runs tasks one at a time per key, in call order, different keys in parallel. Sends to one
- * recipient go through it so this instance stores and publishes them in the same order,
- * whatever the database driver does between the insert and the publish.
+ * recipient queue here rather than on the database lock, so a burst to one hot recipient
+ * holds one pooled connection instead of all of them.
  */
 export class KeyedSerializer {
   readonly #tails = new Map<string, Promise<unknown>>();

@@ -2,26 +2,35 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { MessageRow, NewMessageRow } from './message.table.js';
 
+function recipientLockKey(recipient: string) {
+  return sql`hashtext(${`handle_relay.message:${recipient}`})`;
+}
+
 /**
- * Stores one message with the next global sequence number, in one statement. It first
- * takes a transaction-scoped advisory lock on the recipient, held until the statement
- * commits, so a recipient's seqs are assigned, committed and announced (trigger
- * `message_notify`) in one order. A recipient that does not exist fails the foreign key.
+ * Takes the recipient's session-level advisory lock, then stores one message with the next
+ * global sequence number (one statement, committed on return). The lock outlives the
+ * commit, so the caller can announce the message before the next send to this recipient
+ * is numbered; release it with `unlockRecipient` on the same connection. A recipient that
+ * does not exist fails the foreign key (the lock is held all the same).
  */
-export async function insertMessageLocked(
-  db: Kysely<Database>,
+export async function lockRecipientAndInsert(
+  conn: Kysely<Database>,
   row: Omit<NewMessageRow, 'seq'> & { created_at: Date },
 ): Promise<MessageRow> {
-  const key = `handle_relay.message:${row.recipient}`;
   const { rows } = await sql<MessageRow>`
     insert into message (recipient, envelope, created_at)
     select ${row.recipient}, ${row.envelope}, ${row.created_at}
-    from (select pg_advisory_xact_lock(hashtext(${key}))) as serialised
+    from (select pg_advisory_lock(${recipientLockKey(row.recipient)})) as serialised
     returning seq, recipient, envelope, created_at
-  `.execute(db);
+  `.execute(conn);
   const stored = rows[0];
   if (!stored) throw new Error('insert returned no row');
   return stored;
+}
+
+/** Releases the lock `lockRecipientAndInsert` took on this connection. */
+export async function unlockRecipient(conn: Kysely<Database>, recipient: string): Promise<void> {
+  await sql`select pg_advisory_unlock(${recipientLockKey(recipient)})`.execute(conn);
 }
 
 /** Messages of `recipient` after `afterSeq`, ascending, at most `limit` (index range scan). */

@@ -7,7 +7,7 @@ import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import type { KeyedSerializer } from './keyed-serializer.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
-import { insertMessageLocked, readInboxPage } from './message.repository.js';
+import { lockRecipientAndInsert, readInboxPage, unlockRecipient } from './message.repository.js';
 import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
 
 /** Something told about each stored message after the send answered (Web Push). */
@@ -54,10 +54,8 @@ function recipientOf(to: string, server: string): string {
 }
 
 /**
- * Stores an envelope for its recipient (one statement: numbered, committed and announced
- * to every instance's streams together), publishes it to this instance's streams where the
- * database does not announce it, then queues Web Push without waiting. Order of checks:
- * body shape 400, recipient exists 404, size 413.
+ * Stores an envelope for its recipient and announces it to the live streams, then queues
+ * Web Push without waiting. Order of checks: body shape 400, recipient exists 404, size 413.
  */
 export async function sendMessage(deps: MessageServiceDeps, body: unknown): Promise<SentMessage> {
   const parsed = sendMessageBody.safeParse(body);
@@ -68,27 +66,37 @@ export async function sendMessage(deps: MessageServiceDeps, body: unknown): Prom
     if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
     throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
   }
-  const message = await deps.sends.run(recipient, async () => {
-    let stored: RelayedMessage;
+  const message = await deps.sends.run(recipient, () =>
+    storeAndPublish(deps, { recipient, envelope, created_at: new Date(deps.now()) }),
+  );
+  deps.notifier.notify(recipient, message.seq);
+  return { seq: message.seq, created_at: message.createdAt };
+}
+
+/**
+ * Stores one message and announces it to every instance's streams. On one pinned
+ * connection: recipient lock + insert (committed), notify, unlock; so a recipient's
+ * messages are numbered, committed and announced in one order across instances, while
+ * sends to different recipients run in parallel (their commits share WAL flushes).
+ */
+export async function storeAndPublish(
+  deps: Pick<MessageServiceDeps, 'db' | 'pubsub'>,
+  row: { recipient: string; envelope: string; created_at: Date },
+): Promise<RelayedMessage> {
+  return deps.db.connection().execute(async (conn) => {
     try {
-      stored = toRelayed(
-        await insertMessageLocked(deps.db, {
-          recipient,
-          envelope,
-          created_at: new Date(deps.now()),
-        }),
-      );
+      const stored = toRelayed(await lockRecipientAndInsert(conn, row));
+      await deps.pubsub.publish(row.recipient, stored, conn);
+      return stored;
     } catch (err) {
       if ((err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) {
         throw relayErrors.unknownHandle();
       }
       throw err;
+    } finally {
+      await unlockRecipient(conn, row.recipient);
     }
-    await deps.pubsub.publish(recipient, stored);
-    return stored;
   });
-  deps.notifier.notify(recipient, message.seq);
-  return { seq: message.seq, created_at: message.createdAt };
 }
 
 /** What an inbox poll brings. */

@@ -1,13 +1,14 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
 import type { PubSub } from './pubsub.port.js';
 
-/**
- * The NOTIFY channel the `message_notify` trigger announces on (migration
- * `20261121200200_notify_message`); databases are separate namespaces, so one name is enough.
- */
+/** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
 export const NOTIFY_CHANNEL = 'handle_relay_messages';
+
+/** NOTIFY payloads must stay under 8000 bytes; larger messages travel as a reference. */
+const MAX_CARRIED_BYTES = 7_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
@@ -36,7 +37,7 @@ function detach(c: ListenClient): void {
   c.on('error', () => undefined);
 }
 
-/** Wire form of the trigger's notification: the message when it fits, else handle and seq. */
+/** Wire form of a notification: the message itself when it fits, else its handle and seq. */
 interface Notice {
   h: string;
   s: number;
@@ -46,10 +47,12 @@ interface Notice {
 
 /**
  * The LISTEN/NOTIFY adapter: every instance listens on one channel through a dedicated
- * connection and hands notifications to its local streams. The database announces each
- * insert from a trigger inside the inserting transaction, so a notification arrives only
- * after commit and in commit order, and `publish` has nothing to add. A lost connection is
- * re-established with backoff, after which every listener is told to resync from the store.
+ * connection and hands notifications to its local streams. The sender notifies in its own
+ * short transaction right after the insert committed (a NOTIFY inside the insert's
+ * transaction would hold the database-wide notify lock through the WAL flush and
+ * serialise all sends), while still holding the recipient's lock, so each recipient's
+ * notifications go out in seq order. A lost LISTEN connection is re-established with
+ * backoff, after which every listener is told to resync from the store.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
   const listeners = new ListenerRegistry();
@@ -140,7 +143,14 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    publish: () => Promise.resolve(),
+    publish: async (h, message, conn) => {
+      const full: Notice = { h, s: message.seq, c: message.createdAt, e: message.envelopeJson };
+      let payload = JSON.stringify(full);
+      if (Buffer.byteLength(payload) > MAX_CARRIED_BYTES) {
+        payload = JSON.stringify({ h, s: message.seq } satisfies Notice);
+      }
+      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(conn);
+    },
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
       closed = true;

@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
 import type { RelayedMessage } from '../messages/message.model.js';
 
 /** What a live stream hears from the pub/sub. */
@@ -13,11 +15,11 @@ export interface PubSubListener {
 
 /**
  * Fan-out of stored messages to the live streams of every instance. The send path calls
- * `publish` once the message is committed; an adapter whose database announces inserts
- * itself (LISTEN/NOTIFY) has nothing left to do there.
+ * `publish` right after the message committed, on the connection that still holds the
+ * recipient's lock, so a recipient's messages are announced in seq order.
  */
 export interface PubSub {
-  publish(handle: string, message: RelayedMessage): Promise<void>;
+  publish(handle: string, message: RelayedMessage, conn: Kysely<Database>): Promise<void>;
   /** Registers a listener for one handle; returns its unsubscribe. */
   subscribe(handle: string, listener: PubSubListener): () => void;
   close(): Promise<void>;
