@@ -30,6 +30,7 @@ describe('GET /openapi.json', () => {
       expect.arrayContaining([
         '/',
         '/openapi.json',
+        '/metrics',
         '/v1/healthz',
         '/v1/register',
         '/v1/u/{handle}',
@@ -124,5 +125,6 @@ describe('real responses match the document', () => {
     api.check('GET', '/', await request(t.app).get('/'));
     api.check('POST', '/internal/nats/auth', await request(t.app).post('/internal/nats/auth'));
     api.check('GET', '/openapi.json', await request(t.app).get('/openapi.json'));
+    api.check('GET', '/metrics', await request(t.app).get('/metrics'));
   });
 });

@@ -1,6 +1,6 @@
 import { jsonResponse, type OpenApiFeature } from '../openapi/openapi-types.js';
 
-/** The web root and this document itself. */
+/** The web root, metrics and this document itself. */
 export const webOpenApi: OpenApiFeature = {
   paths: {
     '/': {
@@ -8,6 +8,17 @@ export const webOpenApi: OpenApiFeature = {
         summary: 'Placeholder page, or the client app from web_dir (SPA fallback)',
         responses: {
           '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        summary: 'Prometheus metrics',
+        responses: {
+          '200': {
+            description: 'Prometheus text exposition format',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
         },
       },
     },
