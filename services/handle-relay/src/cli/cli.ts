@@ -19,6 +19,7 @@ export const DEFAULT_URL = 'http://127.0.0.1:8081';
 /** Default key file, relative to the working directory. */
 export const DEFAULT_KEY_FILE = 'handle-relay.key.json';
 
+/** The help text printed by `help`, `--help` and usage errors. */
 export const USAGE = `usage: handle-relay <command> [options]
 
 commands:
