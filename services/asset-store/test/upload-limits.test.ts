@@ -43,6 +43,15 @@ describe('upload limits and aborted uploads', () => {
     expect(tmpFiles(t)).toEqual([]);
   });
 
+  it('answers 413 for a file far over the limit, arriving in many chunks', async () => {
+    const res = await request(t.app)
+      .post('/api/v1/can/0/ingest')
+      .attach('file', Buffer.alloc(3 << 20, 4), 'huge.bin')
+      .expect(413);
+    expect(res.body).toEqual({ status: 'error', error: 'file too large: the limit is 1000 bytes' });
+    expect(tmpFiles(t)).toEqual([]);
+  });
+
   it('leaves no file, no row and nothing in .tmp when the client dies mid-body', async () => {
     const files = storedFiles(t);
     const rows = await rowCount(t);
