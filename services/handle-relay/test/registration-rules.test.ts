@@ -105,6 +105,16 @@ describe('POST /v1/register: (e) one owner per handle, one handle per primary', 
     expect(rows.map((r) => r.primary_key)).toEqual([first.body.payload.primary]);
   });
 
+  it('checks the timestamp before the handle is looked at in the store', async () => {
+    const first = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    await post(first.body).expect(201);
+    const stale = registration(SERVER, first.body.payload.handle, { ts: NOW_S - 301 });
+    const res = await post(stale.body).expect(400);
+    expect(res.body).toEqual(
+      badRequest('registration timestamp is more than 300 s away from server time'),
+    );
+  });
+
   it('answers 409 when the primary already owns a handle', async () => {
     const first = registration(SERVER, uniqueHandle(), { ts: NOW_S });
     await post(first.body).expect(201);
