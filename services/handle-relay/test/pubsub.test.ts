@@ -66,10 +66,11 @@ async function storeVia(
     insert into handle (handle, primary_key, registered_at)
     values (${handle}, ${`ed25519:${handle}`}, now()) on conflict do nothing
   `.execute(store.db);
-  return storeAndPublish(
+  const { message } = await storeAndPublish(
     { db: store.db, pubsub },
     { recipient: handle, envelope: JSON.stringify(envelope), created_at: new Date() },
   );
+  return message;
 }
 
 if (server) {

@@ -6,22 +6,31 @@ function recipientLockKey(recipient: string) {
   return sql`hashtext(${`handle_relay.message:${recipient}`})`;
 }
 
+/** A stored message, and whether its recipient has push subscriptions to notify. */
+export type InsertedMessage = MessageRow & { has_push: boolean };
+
 /**
  * Takes the recipient's session-level advisory lock, then stores one message with the next
  * global sequence number (one statement, committed on return). The lock outlives the
  * commit, so the caller can announce the message before the next send to this recipient
  * is numbered; release it with `unlockRecipient` on the same connection. A recipient that
- * does not exist fails the foreign key (the lock is held all the same).
+ * does not exist fails the foreign key (the lock is held all the same). The same round
+ * trip tells whether the recipient has push subscriptions, so most sends skip that query.
  */
 export async function lockRecipientAndInsert(
   conn: Kysely<Database>,
   row: Omit<NewMessageRow, 'seq'> & { created_at: Date },
-): Promise<MessageRow> {
-  const { rows } = await sql<MessageRow>`
-    insert into message (recipient, envelope, created_at)
-    select ${row.recipient}, ${row.envelope}, ${row.created_at}
-    from (select pg_advisory_lock(${recipientLockKey(row.recipient)})) as serialised
-    returning seq, recipient, envelope, created_at
+): Promise<InsertedMessage> {
+  const { rows } = await sql<InsertedMessage>`
+    with inserted as (
+      insert into message (recipient, envelope, created_at)
+      select ${row.recipient}, ${row.envelope}, ${row.created_at}
+      from (select pg_advisory_lock(${recipientLockKey(row.recipient)})) as serialised
+      returning seq, recipient, envelope, created_at
+    )
+    select inserted.*,
+      exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push
+    from inserted
   `.execute(conn);
   const stored = rows[0];
   if (!stored) throw new Error('insert returned no row');

@@ -66,11 +66,17 @@ export async function sendMessage(deps: MessageServiceDeps, body: unknown): Prom
     if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
     throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
   }
-  const message = await deps.sends.run(recipient, () =>
+  const { message, hasPush } = await deps.sends.run(recipient, () =>
     storeAndPublish(deps, { recipient, envelope, created_at: new Date(deps.now()) }),
   );
-  deps.notifier.notify(recipient, message.seq);
+  if (hasPush) deps.notifier.notify(recipient, message.seq);
   return { seq: message.seq, created_at: message.createdAt };
+}
+
+/** A stored and announced message, and whether Web Push has anyone to tell. */
+export interface StoredSend {
+  message: RelayedMessage;
+  hasPush: boolean;
 }
 
 /**
@@ -82,12 +88,13 @@ export async function sendMessage(deps: MessageServiceDeps, body: unknown): Prom
 export async function storeAndPublish(
   deps: Pick<MessageServiceDeps, 'db' | 'pubsub'>,
   row: { recipient: string; envelope: string; created_at: Date },
-): Promise<RelayedMessage> {
+): Promise<StoredSend> {
   return deps.db.connection().execute(async (conn) => {
     try {
-      const stored = toRelayed(await lockRecipientAndInsert(conn, row));
-      await deps.pubsub.publish(row.recipient, stored, conn);
-      return stored;
+      const inserted = await lockRecipientAndInsert(conn, row);
+      const message = toRelayed(inserted);
+      await deps.pubsub.publish(row.recipient, message, conn);
+      return { message, hasPush: inserted.has_push };
     } catch (err) {
       if ((err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) {
         throw relayErrors.unknownHandle();
