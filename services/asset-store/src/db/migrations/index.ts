@@ -3,6 +3,7 @@ import * as createAsset from './20261121060000_create_asset.js';
 import * as visibleAssetIndexes from './20261121200000_visible_asset_indexes.js';
 import * as assetCounts from './20261121200100_asset_counts.js';
 import * as coveringFilterIndexes from './20261121200200_covering_filter_indexes.js';
+import * as hashPrefixWithTimestamp from './20261121200400_hash_prefix_with_timestamp.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '20261121200000_visible_asset_indexes': visibleAssetIndexes,
   '20261121200100_asset_counts': assetCounts,
   '20261121200200_covering_filter_indexes': coveringFilterIndexes,
+  '20261121200400_hash_prefix_with_timestamp': hashPrefixWithTimestamp,
 };
