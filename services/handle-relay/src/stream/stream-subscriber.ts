@@ -39,11 +39,6 @@ export class StreamSubscriber implements PubSubListener {
 
   constructor(private readonly deps: SubscriberDeps) {}
 
-  /** Whether this stream has ended. */
-  get stopped(): boolean {
-    return this.#stopped;
-  }
-
   /** Starts writing from `afterSeq`, replaying stored messages first when `replay` is set. */
   start(afterSeq: number, replay: boolean, unsubscribe: () => void): void {
     this.lastSent = afterSeq;
