@@ -271,6 +271,12 @@ describe('POST /admin/rebuild', () => {
     });
     // The hard pass dropped the index first: the row of the vanished file is gone.
     expect(await rows()).toBe(3);
+    const list = await request(t.app)
+      .get(`${BASE}/list?include_trashed=true&include_corrupted=true`)
+      .expect(200);
+    expect((list.body as { data: { pagination: { total: number } } }).data.pagination.total).toBe(
+      3,
+    );
   });
 
   it('happens on its own at start when the index is empty but files exist', async () => {

@@ -31,9 +31,9 @@ export async function upsertAsset(db: Kysely<Database>, row: NewAssetRow): Promi
     .execute();
 }
 
-/** Empties the index (hard rebuild). */
+/** Empties the index (hard rebuild); TRUNCATE also resets the kept counts in one step. */
 export async function deleteAllAssets(db: Kysely<Database>): Promise<void> {
-  await db.deleteFrom('asset').execute();
+  await sql`truncate asset`.execute(db);
 }
 
 /** True when the index holds no row at all. */
