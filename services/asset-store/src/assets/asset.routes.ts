@@ -21,8 +21,11 @@ export interface AssetRoutesDeps {
   maxJsonBytes: number;
 }
 
-/** Stream chunks of 1 MiB: fewer syscalls and hash updates for large uploads. */
-const STREAM_CHUNK = 1 << 20;
+/**
+ * Buffering between the parser and the staging loop: big enough to keep the disk busy, small
+ * enough that each read (which joins whatever is buffered) copies little and memory stays flat.
+ */
+const STREAM_CHUNK = 256 << 10;
 
 /** `POST /ingest`'s body: exactly one `file` part (streamed to `.tmp/`) plus text fields. */
 function multipartUpload(deps: AssetRoutesDeps): RequestHandler {
