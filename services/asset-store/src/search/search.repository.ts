@@ -118,7 +118,7 @@ export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter) {
  * when there is one: no filter but the switches, or exactly one of application, user,
  * MIME type or a single tag.
  */
-function keptCountKey(f: AssetFilter): { dimension: string; value: string } | undefined {
+export function keptCountKey(f: AssetFilter): { dimension: string; value: string } | undefined {
   if (f.hashPrefix !== undefined || f.startTime !== undefined || f.endTime !== undefined) {
     return undefined;
   }
