@@ -84,6 +84,20 @@ describe('a full scrub', () => {
   });
 });
 
+describe('the periodic scrub', () => {
+  it('runs every verify_interval_hours and catches what no watch reported', async () => {
+    const asset = await storeAsset(t, 'checked on a schedule');
+    // Watch reports are dropped here, so only a scrub can find the damage.
+    verifier.verifyPaths = () => Promise.resolve();
+    worker = startVerifier({ verifier, root: t.storageRoot, intervalHours: 0.0004, logger });
+    await worker.ready;
+    await new Promise((r) => setTimeout(r, 300));
+    fs.writeFileSync(asset.file, 'damaged between scrubs');
+    // 0.0004 h = 1.44 s between scrubs.
+    await flagWithin(asset.row.hash, true, 5000);
+  }, 15_000);
+});
+
 describe('watching the storage root', () => {
   it.each([
     ['overwritten', (file: string) => fs.writeFileSync(file, 'something else entirely')],
