@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { AssetRow, AssetRowUpdate, NewAssetRow } from './asset.table.js';
 
-/** Inserts one asset row and returns it as stored. */
-export async function insertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<AssetRow> {
-  return db.insertInto('asset').values(row).returningAll().executeTakeFirstOrThrow();
+/** Inserts one asset row (nothing read back: ingest already knows every field). */
+export async function insertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<void> {
+  await db.insertInto('asset').values(row).execute();
 }
 
 /** The row with this (lowercase) hash, if any. */
