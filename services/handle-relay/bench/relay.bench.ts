@@ -131,15 +131,16 @@ interface OpenStreams {
 /** Opens `count` idle streams spread over `ids`, `parallel` at a time. */
 async function openIdle(baseUrl: string, ids: Identity[], count: number): Promise<OpenStreams> {
   const reqs: http.ClientRequest[] = [];
-  const auths = ids.map((id) => authValue(id, ['GET', `/v1/inbox/${id.handle}/stream`]));
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const i = next++;
       await new Promise<void>((resolve, reject) => {
         const id = ids[i % ids.length]!;
+        // Signed per stream: opening 10,000 can take longer than the 60 s auth window.
+        const auth = authValue(id, ['GET', `/v1/inbox/${id.handle}/stream`]);
         const req = http.get(
-          `${baseUrl}/v1/inbox/${id.handle}/stream?auth=${encodeURIComponent(auths[i % ids.length]!)}`,
+          `${baseUrl}/v1/inbox/${id.handle}/stream?auth=${encodeURIComponent(auth)}`,
           { agent: false },
           (res) => {
             if (res.statusCode !== 200) reject(new Error(`stream open answered ${res.statusCode}`));
@@ -250,8 +251,12 @@ async function latencyScenario(
   streams: number,
 ): Promise<LatencyRow> {
   const before = await listenOn.heap();
+  const opening = performance.now();
   const idleStreams = await openIdle(listenOn.url, idle, streams - live.length);
   const after = await listenOn.heap();
+  console.log(
+    `  ${label}: ${streams - live.length} idle streams open in ${((performance.now() - opening) / 1000).toFixed(1)} s`,
+  );
   const latencies: number[] = [];
   const measuring = await openMeasuring(listenOn.url, live, latencies);
   const sent = await paced(sendTo.url, live, LATENCY_SECONDS);

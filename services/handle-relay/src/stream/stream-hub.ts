@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { relayErrors } from '../errors.js';
 import type { RelayedMessage } from '../messages/message.model.js';
@@ -44,12 +44,7 @@ export class StreamHub {
    * client saw the headers is always delivered, and one stored during the replay is
    * written once (by whichever path reaches it first).
    */
-  async open(
-    handle: string,
-    since: number | undefined,
-    req: Request,
-    res: Response,
-  ): Promise<void> {
+  async open(handle: string, since: number | undefined, res: Response): Promise<void> {
     if (this.#closed) throw relayErrors.unavailable('the server is shutting down');
     const sub = new StreamSubscriber({
       handle,
@@ -66,7 +61,12 @@ export class StreamHub {
       unsubscribe();
       throw err;
     }
-    if (this.#closed || req.destroyed) {
+    if (this.#closed) {
+      unsubscribe();
+      throw relayErrors.unavailable('the server is shutting down');
+    }
+    // The client left while the store was read: nothing to stream to.
+    if (res.destroyed) {
       unsubscribe();
       return;
     }

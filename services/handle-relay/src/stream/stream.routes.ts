@@ -16,7 +16,6 @@ export function streamRoutes(deps: StreamServiceDeps): Router {
           lastEventId: req.get('Last-Event-ID'),
           since: req.query.since,
         },
-        req,
         res,
       );
     })

@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Kysely } from 'kysely';
 import { verifySignedRequest } from '../auth/signed-request.js';
 import type { Database } from '../db/database.js';
@@ -45,7 +45,6 @@ function resumePoint(r: StreamRequest): number | undefined {
 export async function openStream(
   deps: StreamServiceDeps,
   r: StreamRequest,
-  req: Request,
   res: Response,
 ): Promise<void> {
   const handle = requireValidHandle(r.handle);
@@ -61,5 +60,5 @@ export async function openStream(
     lines: ['GET', `/v1/inbox/${handle}/stream`],
     now: deps.now(),
   });
-  await deps.hub.open(handle, resumePoint(r), req, res);
+  await deps.hub.open(handle, resumePoint(r), res);
 }
