@@ -56,21 +56,22 @@ export class IngestService {
   async ingestUpload(upload: StagedUpload | undefined, form: unknown): Promise<IngestResult> {
     if (!upload) throw assetErrors.missingFilePart();
     let fields: IngestFields;
+    let mimeType: string;
     try {
       fields = parseInput(ingestFieldsSchema, form, 'form');
+      mimeType =
+        fields.mime_type ??
+        lookupMime(upload.originalName) ??
+        lookupMime(fields.human_file_name) ??
+        (await fileTypeFromBuffer(upload.staged.head))?.mime ??
+        'application/octet-stream';
     } catch (err) {
       await discardFile(upload.staged.tmpPath);
       throw err;
     }
-    const nameForType = upload.originalName ?? fields.human_file_name;
-    const mimeType =
-      fields.mime_type ??
-      lookupMime(nameForType) ??
-      (await fileTypeFromBuffer(upload.staged.head))?.mime ??
-      'application/octet-stream';
     // The generic type says nothing about the content: the original extension says more.
     const typeExt = mimeType === 'application/octet-stream' ? false : mime.extension(mimeType);
-    const ext = chooseExtension(typeExt, nameForType);
+    const ext = chooseExtension(typeExt, upload.originalName ?? fields.human_file_name);
     return this.commit(upload.staged, fields, mimeType, ext);
   }
 
