@@ -23,7 +23,7 @@ import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbna
  * misses (target: exactly 1 resize); cached thumbnail requests per second. Uses
  * TEST_DATABASE_URL when set (a fresh database, dropped afterwards), else embedded PGlite.
  */
-const COLD_RUNS = Number(process.env.BENCH_RUNS ?? 12);
+const COLD_RUNS = Number(process.env.BENCH_RUNS ?? 20);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
