@@ -151,6 +151,19 @@ describe.each(services)('the $name container', (svc) => {
     }
   });
 
+  it('copies every workspace manifest before installing, as the frozen lockfile needs', () => {
+    const manifests = ['packages', 'services'].flatMap((group) =>
+      fs
+        .readdirSync(path.join(ROOT, group))
+        .filter((name) => fs.existsSync(path.join(ROOT, group, name, 'package.json')))
+        .map((name) => `${group}/${name}`),
+    );
+    expect(manifests.length).toBeGreaterThanOrEqual(4);
+    for (const dir of manifests) {
+      expect(dockerfile).toContain(`COPY ${dir}/package.json ${dir}/\n`);
+    }
+  });
+
   it('has a multi-stage Dockerfile shipping production dependencies, run as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/pnpm --filter \S+ deploy --prod/);
