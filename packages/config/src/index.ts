@@ -6,3 +6,4 @@ export {
   splitListen,
 } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
+export { packageRoot, packageVersion } from './package-root.js';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { configSource, listenAddress, loadConfig } from '@svc/config';
 import { z } from 'zod';
+import { SERVICE_DIR } from './version.js';
 
 /** Every asset-store setting with its default (contract, "Configuration defaults"). */
 export const configSchema = z.object({
@@ -21,8 +22,6 @@ export const configSchema = z.object({
 
 /** The validated, frozen asset-store configuration. */
 export type Config = Readonly<z.infer<typeof configSchema>>;
-
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
 
 /** Reads the configuration from the command line, `config.yaml` and `ASSET_STORE_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {

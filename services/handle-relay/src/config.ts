@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { configSource, listenAddress, loadConfig } from '@svc/config';
 import { z } from 'zod';
+import { SERVICE_DIR } from './version.js';
 
 /** Every handle-relay setting with its default (contract, "Settings defaults"). */
 export const configSchema = z.object({
@@ -26,8 +27,6 @@ export const configSchema = z.object({
 
 /** The validated, frozen handle-relay configuration. */
 export type Config = Readonly<z.infer<typeof configSchema>>;
-
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
 
 /** Reads the configuration from the command line, `config.yaml` and `HANDLE_RELAY_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {

@@ -1,15 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { packageRoot, packageVersion } from '@svc/config';
 
-/** The service version, read from its package.json (works from src/ and dist/src/). */
+/** This service's folder (its package.json and default config.yaml), from src/ or dist/src/. */
+export const SERVICE_DIR = packageRoot(import.meta.dirname);
+
+/** The service version from its package.json. */
 export function readVersion(): string {
-  let dir = import.meta.dirname;
-  for (let i = 0; i < 4; i++) {
-    const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file)) {
-      return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-    }
-    dir = path.dirname(dir);
-  }
-  return '0.0.0';
+  return packageVersion(SERVICE_DIR);
 }

@@ -1,0 +1,17 @@
+import path from 'node:path';
+import { readConfig } from './config.js';
+
+const serviceDir = path.resolve(import.meta.dirname, '..');
+
+describe('asset-store configuration', () => {
+  it('reads the default config.yaml of the service folder, so default paths land there', () => {
+    const config = readConfig([], {});
+    expect(config.storage_root).toBe(path.join(serviceDir, 'data', 'assets'));
+  });
+
+  it('takes a config file path as the first argument', () => {
+    const example = path.join(serviceDir, 'config.example.yaml');
+    const config = readConfig([example, '--listen=127.0.0.1:9090'], {});
+    expect(config.listen).toBe('127.0.0.1:9090');
+  });
+});

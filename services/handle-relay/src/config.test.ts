@@ -1,0 +1,18 @@
+import path from 'node:path';
+import { readConfig } from './config.js';
+
+const serviceDir = path.resolve(import.meta.dirname, '..');
+
+describe('handle-relay configuration', () => {
+  it('reads the default config.yaml of the service folder, so default paths land there', () => {
+    const config = readConfig([], {});
+    expect(config.db).toBe(path.join(serviceDir, 'data', 'handle-relay'));
+    expect(config.vapid_key_path).toBe(path.join(serviceDir, 'data', 'vapid.json'));
+  });
+
+  it('takes a config file path as the first argument', () => {
+    const example = path.join(serviceDir, 'config.example.yaml');
+    const config = readConfig([example, '--bind=127.0.0.1:9091'], {});
+    expect(config.bind).toBe('127.0.0.1:9091');
+  });
+});
