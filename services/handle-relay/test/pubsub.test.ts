@@ -124,7 +124,9 @@ describeServer('LISTEN/NOTIFY across instances', () => {
       await waitFor(() => heard.got.length >= 1, 'the stored message');
       expect(heard.got).toEqual([after]);
       const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from pg_locks where locktype = 'advisory'
+        select count(*)::int as n from pg_locks
+        where locktype = 'advisory'
+          and database = (select oid from pg_database where datname = current_database())
       `.execute(store.db);
       expect(rows).toEqual([{ n: 0 }]);
     } finally {

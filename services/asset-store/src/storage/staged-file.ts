@@ -44,6 +44,13 @@ export async function stageStream(
   let head = Buffer.alloc(0);
   let size = 0;
   const handle = await fs.open(tmpPath, 'wx');
+  let abandoned = false;
+  const abandon = async (): Promise<void> => {
+    if (abandoned) return;
+    abandoned = true;
+    await handle.close();
+    await discardFile(tmpPath);
+  };
   try {
     for await (const chunk of source) {
       try {
@@ -55,15 +62,16 @@ export async function stageStream(
         }
         await writeAll(handle, chunk);
       } catch (err) {
-        // Leaving the loop would destroy the stream with a bare AbortError; destroy it with
-        // the real reason first, so whoever listens on the stream (multer) reports that.
+        // Whoever listens on the stream (multer) answers the request as soon as it errors,
+        // so the partial file goes first. Then the stream is destroyed with the real
+        // reason: leaving the loop would destroy it with a bare AbortError.
+        await abandon();
         if (source instanceof Readable) source.destroy(err as Error);
         throw err;
       }
     }
   } catch (err) {
-    await handle.close();
-    await discardFile(tmpPath);
+    await abandon();
     throw err;
   }
   await handle.close();
