@@ -2,7 +2,7 @@ import type { RelayedMessage } from '../src/messages/message.model.js';
 import type { PubSub, PubSubListener } from '../src/pubsub/pubsub.port.js';
 import { waitFor } from './wait-for.js';
 
-/** One adapter under test: its pub/sub and the send path's "store, then publish". */
+/** One adapter under test: its pub/sub and the send path (store, then deliver). */
 export interface PubSubFixture {
   pubsub: PubSub;
   /** Stores a message for `handle` the way a send does and returns it as stored. */
@@ -11,21 +11,13 @@ export interface PubSubFixture {
 }
 
 /** A listener that records what it hears. */
-export function recorder(): PubSubListener & {
-  seqs: number[];
-  got: RelayedMessage[];
-  resyncs: number;
-} {
+export function recorder(): PubSubListener & { seqs: number[]; got: RelayedMessage[] } {
   const r = {
     seqs: [] as number[],
     got: [] as RelayedMessage[],
-    resyncs: 0,
     message(m: RelayedMessage) {
       r.seqs.push(m.seq);
       r.got.push(m);
-    },
-    resync() {
-      r.resyncs += 1;
     },
   };
   return r;

@@ -1,13 +1,17 @@
 import type { DatabaseHandle } from '@svc/config/database';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { openStore, type Database } from '../src/db/database.js';
+import { MessageWriter } from '../src/messages/message-writer.js';
 import { toRelayed, type RelayedMessage } from '../src/messages/message.model.js';
-import { findMessage } from '../src/messages/message.repository.js';
-import { storeAndPublish } from '../src/messages/message.service.js';
+import { latestStoredSeq, listAllMessagesAfter } from '../src/messages/message.repository.js';
 import { createMemoryPubSub } from '../src/pubsub/memory.pubsub.js';
-import { createPostgresPubSub, NOTIFY_CHANNEL } from '../src/pubsub/postgres.pubsub.js';
+import {
+  createPostgresPubSub,
+  NOTIFY_CHANNEL,
+  type ListenClient,
+} from '../src/pubsub/postgres.pubsub.js';
 import type { PubSub } from '../src/pubsub/pubsub.port.js';
 import { pubSubContract, recorder, type PubSubFixture } from './pubsub.contract.js';
 import { SETUP_TIMEOUT_MS } from './test-app.js';
@@ -15,15 +19,12 @@ import { waitFor } from './wait-for.js';
 
 const logger = createLogger('pubsub-test', 'silent');
 
-/** The in-process adapter never touches the connection it is given. */
-const noConnection = undefined as unknown as Kysely<Database>;
-
 pubSubContract('in-process', () => {
   const pubsub = createMemoryPubSub();
   let seq = 0;
   return Promise.resolve({
     pubsub,
-    store: async (handle, envelope) => {
+    store: (handle, envelope) => {
       seq += 1;
       const m = {
         seq,
@@ -31,8 +32,8 @@ pubSubContract('in-process', () => {
         envelopeJson: JSON.stringify(envelope),
         createdAt: new Date().toISOString(),
       };
-      await pubsub.publish(handle, m, noConnection);
-      return m;
+      pubsub.deliver([m], seq - 1);
+      return Promise.resolve(m);
     },
     close: () => pubsub.close(),
   });
@@ -44,33 +45,53 @@ const describeServer = server ? describe : describe.skip;
 let testDb: TestDatabase | undefined;
 let store: DatabaseHandle<Database>;
 
-async function pgPubSub(): Promise<PubSub> {
-  const pool = store.pool!;
+async function pgPubSub(
+  connect: () => Promise<ListenClient> = () => store.pool!.connect(),
+): Promise<PubSub> {
   return createPostgresPubSub({
-    connect: () => pool.connect(),
-    loadMessage: async (seq) => {
-      const row = await findMessage(store.db, seq);
-      return row && toRelayed(row);
-    },
+    connect,
+    readAfter: async (afterSeq, limit) =>
+      (await listAllMessagesAfter(store.db, afterSeq, limit)).map(toRelayed),
+    latestSeq: () => latestStoredSeq(store.db),
     logger,
   });
 }
 
-/** The send path on a server (creating the recipient first when needed). */
-async function storeVia(
-  pubsub: PubSub,
-  handle: string,
-  envelope: unknown,
-): Promise<RelayedMessage> {
+async function ensureHandle(handle: string): Promise<void> {
   await sql`
     insert into handle (handle, primary_key, registered_at)
     values (${handle}, ${`ed25519:${handle}`}, now()) on conflict do nothing
   `.execute(store.db);
-  const { message } = await storeAndPublish(
-    { db: store.db, pubsub },
-    { recipient: handle, envelope: JSON.stringify(envelope), created_at: new Date() },
-  );
+}
+
+/** The send path on a server: one instance's writer (creating the recipient first). */
+async function storeVia(
+  writer: MessageWriter,
+  handle: string,
+  envelope: unknown,
+): Promise<RelayedMessage> {
+  await ensureHandle(handle);
+  const { message } = await writer.send({
+    recipient: handle,
+    envelope: JSON.stringify(envelope),
+    created_at: new Date(),
+  });
   return message;
+}
+
+/** An instance: its pub/sub and its writer. */
+async function instance(connect?: () => Promise<ListenClient>) {
+  const pubsub = await pgPubSub(connect);
+  const writer = new MessageWriter({ db: store.db, pubsub, logger });
+  return {
+    pubsub,
+    writer,
+    store: (handle: string, envelope: unknown) => storeVia(writer, handle, envelope),
+    close: async () => {
+      await writer.stop();
+      await pubsub.close();
+    },
+  };
 }
 
 if (server) {
@@ -83,44 +104,37 @@ if (server) {
     await testDb?.drop();
   }, SETUP_TIMEOUT_MS);
 
-  pubSubContract('LISTEN/NOTIFY', async (): Promise<PubSubFixture> => {
-    const pubsub = await pgPubSub();
-    return {
-      pubsub,
-      store: (handle, envelope) => storeVia(pubsub, handle, envelope),
-      close: () => pubsub.close(),
-    };
-  });
+  pubSubContract('LISTEN/NOTIFY', (): Promise<PubSubFixture> => instance());
 }
 
 describeServer('LISTEN/NOTIFY across instances', () => {
-  it('delivers a message stored through one instance to listeners of another', async () => {
-    const one = await pgPubSub();
-    const two = await pgPubSub();
+  it('delivers messages stored through one instance to listeners of another, in seq order', async () => {
+    const one = await instance();
+    const two = await instance();
     try {
       const heard = recorder();
-      two.subscribe('alice', heard);
-      const m = await storeVia(one, 'alice', { across: true });
-      await waitFor(() => heard.got.length === 1, 'the other instance');
-      expect(heard.got).toEqual([m]);
+      two.pubsub.subscribe('alice', heard);
+      await ensureHandle('alice');
+      const sent = await Promise.all(
+        Array.from({ length: 40 }, (_, n) => (n % 2 ? one : two).store('alice', { n })),
+      );
+      await waitFor(() => heard.got.length === sent.length, 'every message on the other instance');
+      expect(heard.got).toEqual([...sent].sort((a, b) => a.seq - b.seq));
     } finally {
       await one.close();
       await two.close();
     }
   });
 
-  it('announces nothing for a send that failed, and the recipient lock is released', async () => {
-    const pubsub = await pgPubSub();
+  it('announces nothing for a send that failed, and holds no lock afterwards', async () => {
+    const one = await instance();
     try {
       const heard = recorder();
-      pubsub.subscribe('ghost', heard);
+      one.pubsub.subscribe('ghost', heard);
       await expect(
-        storeAndPublish(
-          { db: store.db, pubsub },
-          { recipient: 'ghost', envelope: '"lost"', created_at: new Date() },
-        ),
+        one.writer.send({ recipient: 'ghost', envelope: '"lost"', created_at: new Date() }),
       ).rejects.toThrow('handle not found');
-      const after = await storeVia(pubsub, 'ghost', 'kept');
+      const after = await one.store('ghost', 'kept');
       await waitFor(() => heard.got.length >= 1, 'the stored message');
       expect(heard.got).toEqual([after]);
       const { rows } = await sql<{ n: number }>`
@@ -130,25 +144,37 @@ describeServer('LISTEN/NOTIFY across instances', () => {
       `.execute(store.db);
       expect(rows).toEqual([{ n: 0 }]);
     } finally {
-      await pubsub.close();
+      await one.close();
     }
   });
 
-  it('reconnects after losing its connection and asks listeners to resync', async () => {
-    const pubsub = await pgPubSub();
+  it('after losing its connection, reconnects and delivers what was stored while it was away', async () => {
+    let gate: Promise<void> = Promise.resolve();
+    let open = (): void => undefined;
+    const listening = await instance(async () => {
+      await gate;
+      return store.pool!.connect();
+    });
+    const sender = await instance();
     try {
       const heard = recorder();
-      pubsub.subscribe('alice', heard);
+      listening.pubsub.subscribe('alice', heard);
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
       await sql`
         select pg_terminate_backend(pid) from pg_stat_activity
         where query = ${`LISTEN ${NOTIFY_CHANNEL}`} and datname = current_database()
       `.execute(store.db);
-      await waitFor(() => heard.resyncs === 1, 'a resync after reconnecting');
-      const m = await storeVia(pubsub, 'alice', 'after reconnecting');
-      await waitFor(() => heard.got.length === 1, 'delivery after reconnecting');
-      expect(heard.got).toEqual([m]);
+      const missed = await sender.store('alice', 'while away');
+      open();
+      await waitFor(() => heard.got.length === 1, 'the missed message after reconnecting');
+      const m = await sender.store('alice', 'after reconnecting');
+      await waitFor(() => heard.got.length === 2, 'delivery after reconnecting');
+      expect(heard.got).toEqual([missed, m]);
     } finally {
-      await pubsub.close();
+      await listening.close();
+      await sender.close();
     }
   });
 });

@@ -273,7 +273,10 @@ describe('a subscriber that falls behind', () => {
 const describeServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 
 describeServer('two instances on one database', () => {
-  it('delivers a message sent to one instance to a stream open on the other', async () => {
+  /** Runs `body` with a second app on the test database, listening on its own port. */
+  async function withSecondInstance(
+    body: (other: TestApp['app'], otherServer: Server) => Promise<void>,
+  ): Promise<void> {
     const logger = createLogger('second-instance', 'silent');
     const store = await openStore(t.store.target);
     const relay = await createRelayRuntime({ config: t.config, store, logger, now: Date.now });
@@ -287,6 +290,17 @@ describeServer('two instances on one database', () => {
     });
     const otherServer = await listen(other);
     try {
+      await body(other, otherServer);
+    } finally {
+      await relay.closeStreams();
+      await stop(otherServer);
+      await relay.close();
+      await store.close();
+    }
+  }
+
+  it('delivers a message sent to one instance to a stream open on the other', async () => {
+    await withSecondInstance(async (other, otherServer) => {
       const alice = await registerHandle(t.app, t.config.server);
       const onOther = await connect(alice, { base: urlOf(otherServer) });
       const onThis = await connect(alice);
@@ -295,12 +309,24 @@ describeServer('two instances on one database', () => {
       await onThis.waitForMessages(2);
       expect(onOther.messages().map((m) => m.seq)).toEqual(seqs);
       expect(onThis.messages().map((m) => m.seq)).toEqual(seqs);
-    } finally {
-      await relay.closeStreams();
-      await stop(otherServer);
-      await relay.close();
-      await store.close();
-    }
+    });
+  });
+
+  it('delivers a burst of concurrent sends through both instances to a stream on each, in seq order, none missing', async () => {
+    await withSecondInstance(async (other, otherServer) => {
+      const alice = await registerHandle(t.app, t.config.server);
+      const onOther = await connect(alice, { base: urlOf(otherServer) });
+      const onThis = await connect(alice);
+      const sends = Array.from({ length: 60 }, (_, n) =>
+        send(alice.handle, { n }, n % 2 === 0 ? t.app : other),
+      );
+      const seqs = (await Promise.all(sends)).sort((a, b) => a - b);
+      expect(new Set(seqs).size).toBe(60);
+      await onOther.waitForMessages(60);
+      await onThis.waitForMessages(60);
+      expect(onOther.messages().map((m) => m.seq)).toEqual(seqs);
+      expect(onThis.messages().map((m) => m.seq)).toEqual(seqs);
+    });
   });
 });
 

@@ -2,44 +2,81 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { MessageRow, NewMessageRow } from './message.table.js';
 
-function recipientLockKey(recipient: string) {
-  return sql`hashtext(${`handle_relay.message:${recipient}`})`;
-}
-
-/** A stored message, and whether its recipient has push subscriptions to notify. */
-export type InsertedMessage = MessageRow & { has_push: boolean };
+/** One advisory lock key for all message writing, across every instance. */
+const WRITE_LOCK_KEY = sql`hashtext('handle_relay.message_writer')`;
 
 /**
- * Takes the recipient's session-level advisory lock, then stores one message with the next
- * global sequence number (one statement, committed on return). The lock outlives the
- * commit, so the caller can announce the message before the next send to this recipient
- * is numbered; release it with `unlockRecipient` on the same connection. A recipient that
- * does not exist fails the foreign key (the lock is held all the same). The same round
- * trip tells whether the recipient has push subscriptions, so most sends skip that query.
+ * A stored message, whether its recipient has push subscriptions to notify, and the
+ * highest seq committed before its batch (`prev_seq`).
  */
-export async function lockRecipientAndInsert(
-  conn: Kysely<Database>,
-  row: Omit<NewMessageRow, 'seq'> & { created_at: Date },
-): Promise<InsertedMessage> {
-  const { rows } = await sql<InsertedMessage>`
-    with inserted as (
+export type InsertedMessage = MessageRow & { has_push: boolean; prev_seq: number };
+
+/**
+ * Takes the global message-writing lock for the rest of the transaction. Sequence numbers
+ * are drawn after it, and it is released only after the commit, so batches are numbered
+ * and become visible in one order: a reader never sees seq n+1 before seq n.
+ */
+export async function lockMessageWriting(trx: Kysely<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
+}
+
+/**
+ * Stores messages in one statement, numbered in the order given (volatile sequence
+ * defaults are computed after the sort), returned ascending by seq. The same statement
+ * tells whether each recipient has push subscriptions, and (under the writing lock) the
+ * highest seq committed before the batch. An unknown recipient fails the foreign key for
+ * the whole statement.
+ */
+export async function insertMessages(
+  trx: Kysely<Database>,
+  rows: readonly (Omit<NewMessageRow, 'seq'> & { created_at: Date })[],
+): Promise<InsertedMessage[]> {
+  const recipients = rows.map((r) => r.recipient);
+  const envelopes = rows.map((r) => r.envelope);
+  const times = rows.map((r) => r.created_at.toISOString());
+  const { rows: stored } = await sql<InsertedMessage>`
+    with previous as (select coalesce(max(seq), 0) as seq from message),
+    inserted as (
       insert into message (recipient, envelope, created_at)
-      select ${row.recipient}, ${row.envelope}, ${row.created_at}
-      from (select pg_advisory_lock(${recipientLockKey(row.recipient)})) as serialised
+      select r, e, c::timestamptz
+      from unnest(${recipients}::text[], ${envelopes}::text[], ${times}::text[])
+        with ordinality as t(r, e, c, n)
+      order by n
       returning seq, recipient, envelope, created_at
     )
     select inserted.*,
-      exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push
+      exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push,
+      (select seq from previous) as prev_seq
     from inserted
-  `.execute(conn);
-  const stored = rows[0];
-  if (!stored) throw new Error('insert returned no row');
+    order by inserted.seq
+  `.execute(trx);
   return stored;
 }
 
-/** Releases the lock `lockRecipientAndInsert` took on this connection. */
-export async function unlockRecipient(conn: Kysely<Database>, recipient: string): Promise<void> {
-  await sql`select pg_advisory_unlock(${recipientLockKey(recipient)})`.execute(conn);
+/** Messages of every recipient after `afterSeq`, ascending, at most `limit` (primary key). */
+export async function listAllMessagesAfter(
+  db: Kysely<Database>,
+  afterSeq: number,
+  limit: number,
+): Promise<MessageRow[]> {
+  return db
+    .selectFrom('message')
+    .selectAll()
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+/** The highest seq stored for anyone, 0 when none. */
+export async function latestStoredSeq(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('message')
+    .select('seq')
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.seq ?? 0;
 }
 
 /** Messages of `recipient` after `afterSeq`, ascending, at most `limit` (index range scan). */
@@ -69,14 +106,6 @@ export async function latestSeq(db: Kysely<Database>, recipient: string): Promis
     .limit(1)
     .executeTakeFirst();
   return row?.seq ?? 0;
-}
-
-/** One message by its sequence number. */
-export async function findMessage(
-  db: Kysely<Database>,
-  seq: number,
-): Promise<MessageRow | undefined> {
-  return db.selectFrom('message').selectAll().where('seq', '=', seq).executeTakeFirst();
 }
 
 /** Deletes up to `batch` messages created before `cutoff`; returns how many went. */

@@ -4,10 +4,9 @@ import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
-import type { PubSub } from '../pubsub/pubsub.port.js';
-import type { KeyedSerializer } from './keyed-serializer.js';
+import type { MessageWriter } from './message-writer.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
-import { lockRecipientAndInsert, readInboxPage, unlockRecipient } from './message.repository.js';
+import { readInboxPage } from './message.repository.js';
 import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
 
 /** Something told about each stored message after the send answered (Web Push). */
@@ -19,10 +18,9 @@ export interface MessageNotifier {
 export interface MessageServiceDeps {
   db: Kysely<Database>;
   server: string;
-  pubsub: PubSub;
   notifier: MessageNotifier;
-  /** Orders this instance's sends per recipient (store, then publish). */
-  sends: KeyedSerializer;
+  /** Stores sends in batches and announces them to the streams. */
+  writer: MessageWriter;
   now: () => number;
 }
 
@@ -39,8 +37,6 @@ export interface InboxPage {
   has_more: boolean;
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
-
 /** `to` as a stored handle: bare, or `<handle>@<this server>`; 400 otherwise. */
 function recipientOf(to: string, server: string): string {
   const qualified = to.includes('@') ? parseQualifiedHandle(to) : undefined;
@@ -56,54 +52,25 @@ function recipientOf(to: string, server: string): string {
 /**
  * Stores an envelope for its recipient and announces it to the live streams, then queues
  * Web Push without waiting. Order of checks: body shape 400, recipient exists 404, size 413.
+ * The recipient is checked before the send joins a batch, so an unknown one never costs
+ * the batch its single statement.
  */
 export async function sendMessage(deps: MessageServiceDeps, body: unknown): Promise<SentMessage> {
   const parsed = sendMessageBody.safeParse(body);
   if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
   const recipient = recipientOf(parsed.data.to, deps.server);
   const envelope = JSON.stringify(parsed.data.envelope);
+  if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
   if (Buffer.byteLength(envelope) > MAX_ENVELOPE_BYTES) {
-    if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
     throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
   }
-  const { message, hasPush } = await deps.sends.run(recipient, () =>
-    storeAndPublish(deps, { recipient, envelope, created_at: new Date(deps.now()) }),
-  );
+  const { message, hasPush } = await deps.writer.send({
+    recipient,
+    envelope,
+    created_at: new Date(deps.now()),
+  });
   if (hasPush) deps.notifier.notify(recipient, message.seq);
   return { seq: message.seq, created_at: message.createdAt };
-}
-
-/** A stored and announced message, and whether Web Push has anyone to tell. */
-export interface StoredSend {
-  message: RelayedMessage;
-  hasPush: boolean;
-}
-
-/**
- * Stores one message and announces it to every instance's streams. On one pinned
- * connection: recipient lock + insert (committed), notify, unlock; so a recipient's
- * messages are numbered, committed and announced in one order across instances, while
- * sends to different recipients run in parallel (their commits share WAL flushes).
- */
-export async function storeAndPublish(
-  deps: Pick<MessageServiceDeps, 'db' | 'pubsub'>,
-  row: { recipient: string; envelope: string; created_at: Date },
-): Promise<StoredSend> {
-  return deps.db.connection().execute(async (conn) => {
-    try {
-      const inserted = await lockRecipientAndInsert(conn, row);
-      const message = toRelayed(inserted);
-      await deps.pubsub.publish(row.recipient, message, conn);
-      return { message, hasPush: inserted.has_push };
-    } catch (err) {
-      if ((err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION) {
-        throw relayErrors.unknownHandle();
-      }
-      throw err;
-    } finally {
-      await unlockRecipient(conn, row.recipient);
-    }
-  });
 }
 
 /** What an inbox poll brings. */

@@ -10,18 +10,25 @@ import type { PushSender } from '../push/push-sender.port.js';
 import { loadOrCreateVapidKeys } from '../push/vapid-keys.js';
 import { createWebPushSender } from '../push/web-push.sender.js';
 import { StreamHub } from '../stream/stream-hub.js';
+import { MessageWriter } from './message-writer.js';
 import { toRelayed } from './message.model.js';
-import { findMessage, latestSeq, listMessagesAfter } from './message.repository.js';
+import {
+  latestSeq,
+  latestStoredSeq,
+  listAllMessagesAfter,
+  listMessagesAfter,
+} from './message.repository.js';
 
-/** The long-lived parts of messaging: pub/sub, open streams and the push fan-out. */
+/** The long-lived parts of messaging: the writer, pub/sub, open streams and push fan-out. */
 export interface RelayRuntime {
+  writer: MessageWriter;
   pubsub: PubSub;
   streams: StreamHub;
   push: PushNotifier;
   vapidPublicKey: string;
   /** Ends the open streams; call before waiting for in-flight requests at shutdown. */
   closeStreams(): Promise<void>;
-  /** Ends everything (streams, push deliveries, the LISTEN connection). */
+  /** Ends everything (queued sends, streams, push deliveries, the LISTEN connection). */
   close(): Promise<void>;
 }
 
@@ -47,10 +54,9 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
   const pubsub = pool
     ? await createPostgresPubSub({
         connect: () => pool.connect(),
-        loadMessage: async (seq) => {
-          const row = await findMessage(db, seq);
-          return row && toRelayed(row);
-        },
+        readAfter: async (afterSeq, limit) =>
+          (await listAllMessagesAfter(db, afterSeq, limit)).map(toRelayed),
+        latestSeq: () => latestStoredSeq(db),
         logger,
       })
     : createMemoryPubSub();
@@ -71,13 +77,16 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
       allowPrivate: config.push_allow_private_endpoints,
     });
   const push = new PushNotifier({ db, sender, logger });
+  const writer = new MessageWriter({ db, pubsub, logger });
   return {
+    writer,
     pubsub,
     streams,
     push,
     vapidPublicKey: vapid.publicKey,
     closeStreams: () => streams.close(),
     close: async () => {
+      await writer.stop();
       await streams.close();
       await push.close();
       await pubsub.close();

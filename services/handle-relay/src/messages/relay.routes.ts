@@ -6,7 +6,6 @@ import type { Database } from '../db/database.js';
 import { pushRoutes } from '../push/push.routes.js';
 import { rateLimit } from '../rate-limit/rate-limit.middleware.js';
 import { streamRoutes } from '../stream/stream.routes.js';
-import { KeyedSerializer } from './keyed-serializer.js';
 import { messageRoutes } from './message.routes.js';
 import type { RelayRuntime } from './relay-runtime.js';
 
@@ -27,9 +26,8 @@ export function relayRoutes(deps: RelayRoutesDeps): Router {
       db,
       now,
       server: config.server,
-      pubsub: relay.pubsub,
       notifier: relay.push,
-      sends: new KeyedSerializer(),
+      writer: relay.writer,
       rateLimit: rateLimit({ perMinute: config.rate_limit_per_minute, now }),
     }),
   );

@@ -33,13 +33,6 @@ export class ListenerRegistry {
     for (const listener of [...set]) listener.message(message);
   }
 
-  /** Tells every listener it may have missed messages. */
-  resyncAll(): void {
-    for (const set of [...this.#byHandle.values()]) {
-      for (const listener of [...set]) listener.resync();
-    }
-  }
-
   /** Number of registered listeners (metrics and tests). */
   get size(): number {
     let n = 0;

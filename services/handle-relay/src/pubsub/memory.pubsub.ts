@@ -2,16 +2,15 @@ import { ListenerRegistry } from './listener-registry.js';
 import type { PubSub } from './pubsub.port.js';
 
 /**
- * The in-process adapter: one instance, so publishing is a direct hand-over. Used with the
- * embedded database, whose single connection completes sends one at a time, so messages
- * are published in seq order.
+ * The in-process adapter: one instance (the embedded database), so there is no one to ring
+ * and the writer's committed rows go straight to the local streams.
  */
 export function createMemoryPubSub(): PubSub {
   const listeners = new ListenerRegistry();
   return {
-    publish: (handle, message) => {
-      listeners.deliver(handle, message);
-      return Promise.resolve();
+    ring: () => Promise.resolve(),
+    deliver: (messages) => {
+      for (const m of messages) listeners.deliver(m.recipient, m);
     },
     subscribe: (handle, listener) => listeners.add(handle, listener),
     close: () => Promise.resolve(),

@@ -7,8 +7,8 @@ import type { PubSub } from './pubsub.port.js';
 /** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
 export const NOTIFY_CHANNEL = 'handle_relay_messages';
 
-/** NOTIFY payloads must stay under 8000 bytes; larger messages travel as a reference. */
-const MAX_CARRIED_BYTES = 7_000;
+/** Rows read per catch-up query. */
+const CATCH_UP_PAGE = 1_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
@@ -26,8 +26,10 @@ export interface ListenClient {
 export interface PostgresPubSubDeps {
   /** Checks out a dedicated connection (the pool's `connect`). */
   connect: () => Promise<ListenClient>;
-  /** Reads one stored message, for notifications too large to carry it. */
-  loadMessage: (seq: number) => Promise<RelayedMessage | undefined>;
+  /** Stored messages of every recipient after `afterSeq`, ascending, at most `limit`. */
+  readAfter: (afterSeq: number, limit: number) => Promise<RelayedMessage[]>;
+  /** The highest stored seq (0 when none). */
+  latestSeq: () => Promise<number>;
   logger: Logger;
 }
 
@@ -37,62 +39,69 @@ function detach(c: ListenClient): void {
   c.on('error', () => undefined);
 }
 
-/** Wire form of a notification: the message itself when it fits, else its handle and seq. */
-interface Notice {
-  h: string;
-  s: number;
-  c?: string;
-  e?: string;
-}
-
 /**
- * The LISTEN/NOTIFY adapter: every instance listens on one channel through a dedicated
- * connection and hands notifications to its local streams. The sender notifies in its own
- * short transaction right after the insert committed (a NOTIFY inside the insert's
- * transaction would hold the database-wide notify lock through the WAL flush and
- * serialise all sends), while still holding the recipient's lock, so each recipient's
- * notifications go out in seq order. A lost LISTEN connection is re-established with
- * backoff, after which every listener is told to resync from the store.
+ * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global
+ * lock, so rows become visible in seq order with no gap. Each instance therefore keeps a
+ * single cursor, `lastSeen`: its own batches advance it when they directly follow it, and a
+ * notification (carrying only the batch's last seq), a reconnect, or an own batch that
+ * follows unread rows makes it read the rows above the cursor and hand them to its local
+ * streams. A row is dispatched only when above the cursor, so no row goes out twice,
+ * whichever of the doorbell, the reader and the writer comes first.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
   const listeners = new ListenerRegistry();
+  let lastSeen = await deps.latestSeq();
+  let bellRang = false;
+  let catchingUp: Promise<void> | undefined;
   let client: ListenClient | undefined;
   let closed = false;
   let retryMs = RECONNECT_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
-  // Notifications are handled one after another so a fetched (large) message never
-  // overtakes a later carried one.
-  let chain: Promise<void> = Promise.resolve();
 
-  const handle = async (notice: Notice): Promise<void> => {
-    if (!listeners.has(notice.h)) return;
-    if (notice.e !== undefined && notice.c !== undefined) {
-      listeners.deliver(notice.h, {
-        seq: notice.s,
-        recipient: notice.h,
-        envelopeJson: notice.e,
-        createdAt: notice.c,
-      });
-      return;
+  const dispatch = (messages: readonly RelayedMessage[]): void => {
+    for (const m of messages) {
+      if (m.seq <= lastSeen) continue;
+      lastSeen = m.seq;
+      listeners.deliver(m.recipient, m);
     }
-    const message = await deps.loadMessage(notice.s);
-    if (message) listeners.deliver(notice.h, message);
+  };
+
+  /** Reads rows above the cursor until none are left, again if a bell rang meanwhile. */
+  const catchUp = async (): Promise<void> => {
+    while (!closed && bellRang) {
+      bellRang = false;
+      let rows: RelayedMessage[];
+      do {
+        rows = await deps.readAfter(lastSeen, CATCH_UP_PAGE);
+        dispatch(rows);
+      } while (!closed && rows.length === CATCH_UP_PAGE);
+    }
+  };
+
+  /** Makes sure rows up to `seq` (everything stored, with `Infinity`) get read; one reader. */
+  const want = (seq: number): void => {
+    if (seq <= lastSeen) return;
+    bellRang = true;
+    catchingUp ??= catchUp()
+      .catch((err: unknown) => {
+        // The cursor did not move: the next doorbell or reconnect reads the same rows.
+        deps.logger.error({ err }, 'failed to read messages after a notification');
+      })
+      .finally(() => {
+        catchingUp = undefined;
+        // A bell that rang after the loop's last look.
+        if (bellRang && !closed) want(Infinity);
+      });
   };
 
   const onNotification = (n: { channel: string; payload?: string }): void => {
-    if (n.channel !== NOTIFY_CHANNEL || !n.payload) return;
-    let notice: Notice;
-    try {
-      notice = JSON.parse(n.payload) as Notice;
-    } catch {
-      deps.logger.warn({ payload: n.payload.slice(0, 200) }, 'ignored a malformed notification');
+    if (n.channel !== NOTIFY_CHANNEL) return;
+    const seq = Number(n.payload);
+    if (!Number.isSafeInteger(seq)) {
+      deps.logger.warn({ payload: n.payload?.slice(0, 200) }, 'ignored a malformed notification');
       return;
     }
-    chain = chain.then(
-      () => handle(notice),
-      () => handle(notice),
-    );
-    chain.catch((err: unknown) => deps.logger.error({ err }, 'failed to relay a notification'));
+    want(seq);
   };
 
   const scheduleReconnect = (): void => {
@@ -100,7 +109,8 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
       connect().then(
-        () => listeners.resyncAll(),
+        // Anything committed while the connection was down rang no bell here.
+        () => want(Infinity),
         (err: unknown) => {
           deps.logger.warn({ err, retryMs }, 'LISTEN connection failed; retrying');
           retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
@@ -143,13 +153,14 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    publish: async (h, message, conn) => {
-      const full: Notice = { h, s: message.seq, c: message.createdAt, e: message.envelopeJson };
-      let payload = JSON.stringify(full);
-      if (Buffer.byteLength(payload) > MAX_CARRIED_BYTES) {
-        payload = JSON.stringify({ h, s: message.seq } satisfies Notice);
-      }
-      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(conn);
+    ring: async (trx, seq) => {
+      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.execute(trx);
+    },
+    deliver: (messages, after) => {
+      // Another instance's rows below this batch are still unread: read them and this
+      // batch from the store, in order, rather than skip over them.
+      if (after > lastSeen) want(Infinity);
+      else dispatch(messages);
     },
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
@@ -157,15 +168,16 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
       clearTimeout(retryTimer);
       const c = client;
       client = undefined;
-      if (!c) return;
-      detach(c);
-      try {
-        await c.query(`UNLISTEN ${NOTIFY_CHANNEL}`);
-        c.release();
-      } catch {
-        c.release(true);
+      if (c) {
+        detach(c);
+        try {
+          await c.query(`UNLISTEN ${NOTIFY_CHANNEL}`);
+          c.release();
+        } catch {
+          c.release(true);
+        }
       }
-      await chain.catch(() => undefined);
+      await catchingUp;
     },
   };
 }

@@ -4,22 +4,23 @@ import type { RelayedMessage } from '../messages/message.model.js';
 
 /** What a live stream hears from the pub/sub. */
 export interface PubSubListener {
-  /** A message stored for the subscribed handle, in commit order for that handle. */
+  /** A message stored for the subscribed handle; a handle's messages arrive in seq order. */
   message(message: RelayedMessage): void;
-  /**
-   * Messages may have been missed (the adapter lost its connection and got it back): the
-   * listener should re-read the store from its last delivered seq.
-   */
-  resync(): void;
 }
 
 /**
- * Fan-out of stored messages to the live streams of every instance. The send path calls
- * `publish` right after the message committed, on the connection that still holds the
- * recipient's lock, so a recipient's messages are announced in seq order.
+ * Fan-out of stored messages to the live streams of every instance. The writer rings the
+ * doorbell inside each batch's transaction (`ring`), then hands the committed rows to this
+ * instance's streams (`deliver`); other instances read the rows they missed from the store.
  */
 export interface PubSub {
-  publish(handle: string, message: RelayedMessage, conn: Kysely<Database>): Promise<void>;
+  /** Tells the other instances, inside the batch's transaction, that rows up to `lastSeq` exist. */
+  ring(trx: Kysely<Database>, lastSeq: number): Promise<void>;
+  /**
+   * Hands rows this instance committed, ascending by seq, to its local listeners. `after`
+   * is the highest seq committed before them: rows up to it go out first.
+   */
+  deliver(messages: readonly RelayedMessage[], after: number): void;
   /** Registers a listener for one handle; returns its unsubscribe. */
   subscribe(handle: string, listener: PubSubListener): () => void;
   close(): Promise<void>;

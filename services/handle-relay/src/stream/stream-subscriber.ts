@@ -20,8 +20,8 @@ export interface SubscriberDeps {
 /**
  * One open stream. Live messages wait in a bounded queue while the socket is busy; when the
  * queue is full a live message is dropped and counted, and the count is reported as
- * `lagged` once the queue drains. While the stream replays from the store (at connect,
- * or after the pub/sub asked for a resync) an overflowing message is not lost: the
+ * `lagged` once the queue drains. While the stream replays from the store (at connect)
+ * an overflowing message is not lost: the
  * subscriber reads the store again from its last written seq instead. Every message is
  * written at most once, because only seqs above the last written one go out.
  */
@@ -57,13 +57,6 @@ export class StreamSubscriber implements PubSubListener {
       return;
     }
     this.#queue.push(m);
-    this.#kick();
-  }
-
-  /** The pub/sub may have missed messages: read the store again (pub/sub listener). */
-  resync(): void {
-    if (this.#stopped) return;
-    this.#needsReplay = true;
     this.#kick();
   }
 
