@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
-import { insertMessages, lockMessageWriting, type InsertedMessage } from './message.repository.js';
+import { insertMessageBatch, type InsertedMessage } from './message.repository.js';
 
 /** Sends written per transaction, and the envelope bytes one statement may carry. */
 const MAX_BATCH_SENDS = 256;
@@ -44,9 +44,9 @@ function isForeignKeyViolation(err: unknown): boolean {
 
 /**
  * This instance's one writer of messages. Sends queue here and one loop stores them in
- * batches: per batch one transaction takes the global writing lock, inserts every row in
- * one statement (seqs in queue order), rings the other instances' doorbell, and commits;
- * the rows then go to this instance's streams in seq order. Under load a batch fills
+ * batches: per batch one statement (its own transaction) takes the global writing lock,
+ * inserts every row (seqs in queue order) and rings the other instances' doorbell at
+ * commit; the rows then go to this instance's streams in seq order. Under load a batch fills
  * while the previous one commits, so a send costs a fraction of a round trip and of a
  * WAL flush, and seq order equals commit order across all instances.
  */
@@ -109,25 +109,22 @@ export class MessageWriter {
       return;
     }
     const messages = stored.map(toRelayed);
-    this.deps.pubsub.deliver(messages, stored[0]!.prev_seq);
+    this.deps.pubsub.deliver(messages);
     batch.forEach((p, i) => p.resolve({ message: messages[i]!, hasPush: stored[i]!.has_push }));
   }
 
-  #store(batch: Pending[]): Promise<InsertedMessage[]> {
-    return this.deps.db.transaction().execute(async (trx) => {
-      await lockMessageWriting(trx);
-      const stored = await insertMessages(
-        trx,
-        batch.map((p) => p.row),
-      );
-      if (
-        stored.length !== batch.length ||
-        stored.some((s, i) => s.recipient !== batch[i]!.row.recipient)
-      ) {
-        throw new Error('stored messages do not match the batch order');
-      }
-      await this.deps.pubsub.ring(trx, stored.at(-1)!.seq);
-      return stored;
-    });
+  async #store(batch: Pending[]): Promise<InsertedMessage[]> {
+    const stored = await insertMessageBatch(
+      this.deps.db,
+      batch.map((p) => p.row),
+      this.deps.pubsub.notifyChannel,
+    );
+    if (
+      stored.length !== batch.length ||
+      stored.some((s, i) => s.recipient !== batch[i]!.row.recipient)
+    ) {
+      throw new Error('stored messages do not match the batch order');
+    }
+    return stored;
   }
 }

@@ -5,51 +5,47 @@ import type { MessageRow, NewMessageRow } from './message.table.js';
 /** One advisory lock key for all message writing, across every instance. */
 const WRITE_LOCK_KEY = sql`hashtext('handle_relay.message_writer')`;
 
-/**
- * A stored message, whether its recipient has push subscriptions to notify, and the
- * highest seq committed before its batch (`prev_seq`).
- */
-export type InsertedMessage = MessageRow & { has_push: boolean; prev_seq: number };
+/** A stored message, and whether its recipient has push subscriptions to notify. */
+export type InsertedMessage = MessageRow & { has_push: boolean };
 
 /**
- * Takes the global message-writing lock for the rest of the transaction. Sequence numbers
- * are drawn after it, and it is released only after the commit, so batches are numbered
- * and become visible in one order: a reader never sees seq n+1 before seq n.
+ * Stores a batch in one statement, which is its own transaction: it takes the global
+ * message-writing lock first, numbers the rows in the order given (volatile sequence
+ * defaults are computed after the sort, hence after the lock), and, given a channel,
+ * notifies it of the batch's last seq at commit. The lock is released only after the
+ * commit, so batches are numbered and become visible in one order across instances: a
+ * reader never sees seq n+1 before seq n. Rows come back ascending by seq, each with
+ * whether its recipient has push subscriptions. An unknown recipient fails the foreign
+ * key for the whole batch.
  */
-export async function lockMessageWriting(trx: Kysely<Database>): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
-}
-
-/**
- * Stores messages in one statement, numbered in the order given (volatile sequence
- * defaults are computed after the sort), returned ascending by seq. The same statement
- * tells whether each recipient has push subscriptions, and (under the writing lock) the
- * highest seq committed before the batch. An unknown recipient fails the foreign key for
- * the whole statement.
- */
-export async function insertMessages(
-  trx: Kysely<Database>,
+export async function insertMessageBatch(
+  db: Kysely<Database>,
   rows: readonly (Omit<NewMessageRow, 'seq'> & { created_at: Date })[],
+  notifyChannel: string | undefined,
 ): Promise<InsertedMessage[]> {
   const recipients = rows.map((r) => r.recipient);
   const envelopes = rows.map((r) => r.envelope);
   const times = rows.map((r) => r.created_at.toISOString());
+  const notify = notifyChannel
+    ? sql`, (select pg_notify(${notifyChannel}, max(seq)::text) from inserted) as notified`
+    : sql``;
   const { rows: stored } = await sql<InsertedMessage>`
-    with previous as (select coalesce(max(seq), 0) as seq from message),
+    with locked as materialized (select pg_advisory_xact_lock(${WRITE_LOCK_KEY})),
     inserted as (
       insert into message (recipient, envelope, created_at)
-      select r, e, c::timestamptz
-      from unnest(${recipients}::text[], ${envelopes}::text[], ${times}::text[])
-        with ordinality as t(r, e, c, n)
-      order by n
+      select t.r, t.e, t.c::timestamptz
+      from locked,
+        unnest(${recipients}::text[], ${envelopes}::text[], ${times}::text[])
+          with ordinality as t(r, e, c, n)
+      order by t.n
       returning seq, recipient, envelope, created_at
     )
-    select inserted.*,
-      exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push,
-      (select seq from previous) as prev_seq
+    select inserted.seq, inserted.recipient, inserted.envelope, inserted.created_at,
+      exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push
+      ${notify}
     from inserted
     order by inserted.seq
-  `.execute(trx);
+  `.execute(db);
   return stored;
 }
 

@@ -8,7 +8,7 @@ import type { PubSub } from './pubsub.port.js';
 export function createMemoryPubSub(): PubSub {
   const listeners = new ListenerRegistry();
   return {
-    ring: () => Promise.resolve(),
+    notifyChannel: undefined,
     deliver: (messages) => {
       for (const m of messages) listeners.deliver(m.recipient, m);
     },

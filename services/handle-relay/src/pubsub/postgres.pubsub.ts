@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
@@ -153,13 +152,14 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    ring: async (trx, seq) => {
-      await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.execute(trx);
-    },
-    deliver: (messages, after) => {
-      // Another instance's rows below this batch are still unread: read them and this
+    notifyChannel: NOTIFY_CHANNEL,
+    deliver: (messages) => {
+      // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
+      // committed row or to none ever (a failed batch). When the batch does not directly
+      // follow the cursor, rows of another instance may lie between: read them and this
       // batch from the store, in order, rather than skip over them.
-      if (after > lastSeen) want(Infinity);
+      const first = messages[0];
+      if (first && first.seq - 1 > lastSeen) want(Infinity);
       else dispatch(messages);
     },
     subscribe: (h, listener) => listeners.add(h, listener),

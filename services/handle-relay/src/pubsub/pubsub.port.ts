@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
 import type { RelayedMessage } from '../messages/message.model.js';
 
 /** What a live stream hears from the pub/sub. */
@@ -9,18 +7,18 @@ export interface PubSubListener {
 }
 
 /**
- * Fan-out of stored messages to the live streams of every instance. The writer rings the
- * doorbell inside each batch's transaction (`ring`), then hands the committed rows to this
- * instance's streams (`deliver`); other instances read the rows they missed from the store.
+ * Fan-out of stored messages to the live streams of every instance. The writer's batch
+ * statement notifies `notifyChannel` of its last seq at commit, then hands the committed
+ * rows to this instance's streams (`deliver`); other instances read them from the store.
  */
 export interface PubSub {
-  /** Tells the other instances, inside the batch's transaction, that rows up to `lastSeq` exist. */
-  ring(trx: Kysely<Database>, lastSeq: number): Promise<void>;
+  /** The NOTIFY channel other instances listen on; none when there is only this one. */
+  readonly notifyChannel: string | undefined;
   /**
-   * Hands rows this instance committed, ascending by seq, to its local listeners. `after`
-   * is the highest seq committed before them: rows up to it go out first.
+   * Hands one batch this instance committed (consecutive seqs, ascending) to its local
+   * listeners, after any earlier row they have not heard yet.
    */
-  deliver(messages: readonly RelayedMessage[], after: number): void;
+  deliver(messages: readonly RelayedMessage[]): void;
   /** Registers a listener for one handle; returns its unsubscribe. */
   subscribe(handle: string, listener: PubSubListener): () => void;
   close(): Promise<void>;
