@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
+import type { KnownRecipients } from './known-recipients.js';
 import type { MessageWriter } from './message-writer.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
 import { readInboxPage } from './message.repository.js';
@@ -21,6 +22,8 @@ export interface MessageServiceDeps {
   notifier: MessageNotifier;
   /** Stores sends in batches and announces them to the streams. */
   writer: MessageWriter;
+  /** Handles known to exist, so most sends skip the existence query. */
+  knownRecipients: KnownRecipients;
   now: () => number;
 }
 
@@ -53,14 +56,17 @@ function recipientOf(to: string, server: string): string {
  * Stores an envelope for its recipient and announces it to the live streams, then queues
  * Web Push without waiting. Order of checks: body shape 400, recipient exists 404, size 413.
  * The recipient is checked before the send joins a batch, so an unknown one never costs
- * the batch its single statement.
+ * the batch its single statement; handles are never deleted, so one found stays known.
  */
 export async function sendMessage(deps: MessageServiceDeps, body: unknown): Promise<SentMessage> {
   const parsed = sendMessageBody.safeParse(body);
   if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
   const recipient = recipientOf(parsed.data.to, deps.server);
   const envelope = JSON.stringify(parsed.data.envelope);
-  if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
+  if (!deps.knownRecipients.has(recipient)) {
+    if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
+    deps.knownRecipients.add(recipient);
+  }
   if (Buffer.byteLength(envelope) > MAX_ENVELOPE_BYTES) {
     throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
   }

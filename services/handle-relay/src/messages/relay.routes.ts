@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js';
 import { pushRoutes } from '../push/push.routes.js';
 import { rateLimit } from '../rate-limit/rate-limit.middleware.js';
 import { streamRoutes } from '../stream/stream.routes.js';
+import { KnownRecipients } from './known-recipients.js';
 import { messageRoutes } from './message.routes.js';
 import type { RelayRuntime } from './relay-runtime.js';
 
@@ -28,6 +29,7 @@ export function relayRoutes(deps: RelayRoutesDeps): Router {
       server: config.server,
       notifier: relay.push,
       writer: relay.writer,
+      knownRecipients: new KnownRecipients(),
       rateLimit: rateLimit({ perMinute: config.rate_limit_per_minute, now }),
     }),
   );
