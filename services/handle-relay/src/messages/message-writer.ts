@@ -6,9 +6,9 @@ import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
 import { insertMessageBatch, type InsertedMessage } from './message.repository.js';
 
-/** Sends written per transaction, and the envelope bytes one statement may carry. */
+/** Sends written per statement, and about how much envelope text one statement may carry. */
 const MAX_BATCH_SENDS = 256;
-const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+const MAX_BATCH_CHARS = 4 * 1024 * 1024;
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /** One message to store. */
@@ -63,9 +63,7 @@ export class MessageWriter {
       return Promise.reject(relayErrors.unavailable('the server is shutting down'));
     return new Promise<StoredSend>((resolve, reject) => {
       this.#queue.push({ row, resolve, reject });
-      this.#draining ??= this.#drain().finally(() => {
-        this.#draining = undefined;
-      });
+      this.#draining ??= this.#drain();
     });
   }
 
@@ -76,19 +74,24 @@ export class MessageWriter {
   }
 
   async #drain(): Promise<void> {
-    // Let the sends of the current tick join the first batch.
-    await Promise.resolve();
-    while (this.#queue.length > 0) {
-      await this.#writeBatch(this.#takeBatch());
+    try {
+      // Let the sends of the current tick join the first batch.
+      await Promise.resolve();
+      while (this.#queue.length > 0) {
+        await this.#writeBatch(this.#takeBatch());
+      }
+    } finally {
+      // Cleared in the same turn as the last look at the queue, so a later send drains anew.
+      this.#draining = undefined;
     }
   }
 
   #takeBatch(): Pending[] {
-    let bytes = 0;
+    let chars = 0;
     let n = 0;
     while (n < this.#queue.length && n < MAX_BATCH_SENDS) {
-      bytes += this.#queue[n]!.row.envelope.length;
-      if (n > 0 && bytes > MAX_BATCH_BYTES) break;
+      chars += this.#queue[n]!.row.envelope.length;
+      if (n > 0 && chars > MAX_BATCH_CHARS) break;
       n += 1;
     }
     return this.#queue.splice(0, n);
@@ -109,7 +112,12 @@ export class MessageWriter {
       return;
     }
     const messages = stored.map(toRelayed);
-    this.deps.pubsub.deliver(messages);
+    try {
+      this.deps.pubsub.deliver(messages);
+    } catch (err) {
+      // Stored is stored: the sends succeed; a stream that missed a row resumes from its id.
+      this.deps.logger.error({ err }, 'failed to hand stored messages to the streams');
+    }
     batch.forEach((p, i) => p.resolve({ message: messages[i]!, hasPush: stored[i]!.has_push }));
   }
 
