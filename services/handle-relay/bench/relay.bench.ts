@@ -320,7 +320,7 @@ async function main(): Promise<void> {
       duration: PHASE_SECONDS,
     });
     const sendsPerSecond = sends.requests.total / sends.duration;
-    // The realistic mix: many recipients, so the per-recipient ordering lock rarely waits.
+    // The realistic mix: many recipients, sharing the writer's batches.
     const bodies = idle.map((id) =>
       JSON.stringify({ to: id.handle, envelope: { ct: randomBytes(64).toString('base64') } }),
     );

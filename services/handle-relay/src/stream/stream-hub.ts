@@ -8,6 +8,11 @@ import { StreamSubscriber } from './stream-subscriber.js';
 /** Contract: keep-alive every 15 s, 64 buffered messages per subscriber. */
 export const PING_INTERVAL_MS = 15_000;
 export const STREAM_BUFFER_SIZE = 64;
+/**
+ * Streams are pinged in this many groups spread over the interval: pinging 10,000 streams
+ * in one turn would hold every live message back for the whole burst of writes.
+ */
+const PING_GROUPS = 16;
 
 /** What the hub needs from outside. */
 export interface StreamHubDeps {
@@ -25,11 +30,16 @@ export interface StreamHubDeps {
 /** All open inbox streams of this instance: opening, keep-alive and shutdown. */
 export class StreamHub {
   readonly #subscribers = new Set<StreamSubscriber>();
+  /** The subscribers by ping group; a stream joins the next group in turn. */
+  readonly #groups = Array.from({ length: PING_GROUPS }, () => new Set<StreamSubscriber>());
   readonly #timer: NodeJS.Timeout;
+  #nextGroup = 0;
+  #tick = 0;
   #closed = false;
 
   constructor(private readonly deps: StreamHubDeps) {
-    this.#timer = setInterval(() => this.#ping(), deps.pingIntervalMs ?? PING_INTERVAL_MS);
+    const interval = deps.pingIntervalMs ?? PING_INTERVAL_MS;
+    this.#timer = setInterval(() => this.#ping(), interval / PING_GROUPS);
     this.#timer.unref();
   }
 
@@ -71,9 +81,13 @@ export class StreamHub {
       return;
     }
     this.#subscribers.add(sub);
+    const group = this.#groups[this.#nextGroup]!;
+    this.#nextGroup = (this.#nextGroup + 1) % PING_GROUPS;
+    group.add(sub);
     res.on('close', () => {
       sub.stop();
       this.#subscribers.delete(sub);
+      group.delete(sub);
     });
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
@@ -91,11 +105,15 @@ export class StreamHub {
     clearInterval(this.#timer);
     for (const sub of [...this.#subscribers]) sub.stop();
     this.#subscribers.clear();
+    for (const group of this.#groups) group.clear();
     return Promise.resolve();
   }
 
+  /** Pings one group; each stream hears a ping once per interval. */
   #ping(): void {
+    const group = this.#groups[this.#tick]!;
+    this.#tick = (this.#tick + 1) % PING_GROUPS;
     const seconds = Math.floor(this.deps.now() / 1000);
-    for (const sub of this.#subscribers) sub.ping(seconds);
+    for (const sub of group) sub.ping(seconds);
   }
 }
