@@ -40,6 +40,7 @@ pubSubContract('in-process', () => {
 });
 
 const server = testDatabaseMode() === 'postgres';
+// LISTEN/NOTIFY needs a PostgreSQL server; on embedded PGlite (one process) these are skipped.
 const describeServer = server ? describe : describe.skip;
 
 let testDb: TestDatabase | undefined;

@@ -270,6 +270,7 @@ describe('a subscriber that falls behind', () => {
   });
 });
 
+// LISTEN/NOTIFY needs a PostgreSQL server; on embedded PGlite (one process) these are skipped.
 const describeServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 
 describeServer('two instances on one database', () => {
