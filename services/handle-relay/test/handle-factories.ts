@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
+import type { Kysely } from 'kysely';
 import request from 'supertest';
 import {
   generateKeyPair,
@@ -7,6 +8,7 @@ import {
   type KeyPair,
   type RegistrationEnvelope,
 } from '../src/client/index.js';
+import type { Database } from '../src/db/database.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
 
 let counter = 0;
@@ -49,4 +51,21 @@ export async function registerHandle(
 /** The relay's error envelope, for reading parts of a response body. */
 export interface ErrorBody {
   error: { code: string; message: string };
+}
+
+/** POSTs a registration body as given (tests send malformed ones too). */
+export function postRegistration(app: Express, body: unknown): request.Test {
+  return request(app)
+    .post('/v1/register')
+    .send(body as object);
+}
+
+/** The relay's 400 body for `message`. */
+export function badRequest(message: string): ErrorBody {
+  return { error: { code: 'bad_request', message } };
+}
+
+/** The stored rows of one handle, read straight from the database. */
+export function handleRows(db: Kysely<Database>, handle: string) {
+  return db.selectFrom('handle').selectAll().where('handle', '=', handle).execute();
 }

@@ -1,7 +1,13 @@
 import request from 'supertest';
 import { generateKeyPair, primaryOf, toHex } from '../src/client/index.js';
 import { RESERVED_HANDLES } from '../src/handles/handle-rules.js';
-import { registration, uniqueHandle } from './handle-factories.js';
+import {
+  badRequest,
+  handleRows,
+  postRegistration,
+  registration,
+  uniqueHandle,
+} from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
@@ -20,19 +26,8 @@ beforeEach(() => {
   t.clock.fixedMs = NOW_MS;
 });
 
-function post(body: unknown) {
-  return request(t.app)
-    .post('/v1/register')
-    .send(body as object);
-}
-
-function badRequest(message: string) {
-  return { error: { code: 'bad_request', message } };
-}
-
-async function rowsFor(handle: string) {
-  return t.store.db.selectFrom('handle').selectAll().where('handle', '=', handle).execute();
-}
+const post = (body: unknown) => postRegistration(t.app, body);
+const rowsFor = (handle: string) => handleRows(t.store.db, handle);
 
 describe('POST /v1/register: (c) handle rules', () => {
   it.each([

@@ -6,7 +6,13 @@ import {
   toHex,
   type RegistrationEnvelope,
 } from '../src/client/index.js';
-import { registration, uniqueHandle } from './handle-factories.js';
+import {
+  badRequest,
+  handleRows,
+  postRegistration,
+  registration,
+  uniqueHandle,
+} from './handle-factories.js';
 import type { ErrorBody } from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
@@ -27,19 +33,8 @@ beforeEach(() => {
   t.clock.fixedMs = NOW_MS;
 });
 
-function post(body: unknown) {
-  return request(t.app)
-    .post('/v1/register')
-    .send(body as object);
-}
-
-function badRequest(message: string) {
-  return { error: { code: 'bad_request', message } };
-}
-
-async function rowsFor(handle: string) {
-  return t.store.db.selectFrom('handle').selectAll().where('handle', '=', handle).execute();
-}
+const post = (body: unknown) => postRegistration(t.app, body);
+const rowsFor = (handle: string) => handleRows(t.store.db, handle);
 
 /** Re-signs a payload with the given keys, keeping the signature's claimed key. */
 function resigned(body: RegistrationEnvelope, secretKey: Uint8Array): RegistrationEnvelope {
