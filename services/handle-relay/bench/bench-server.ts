@@ -2,17 +2,10 @@
 // Mode `app`: the real handle-relay app. Mode `express-verify`: the baseline, a bare
 // Express 5 route that parses JSON, builds the JCS bytes and verifies one Ed25519 signature.
 import { createPublicKey, verify } from 'node:crypto';
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { createLogger } from '@svc/envelope';
 import express, { type Express } from 'express';
 import { canonicalize } from 'json-canonicalize';
-import { createApp } from '../src/app.js';
-import { configSchema } from '../src/config.js';
-import { openStore } from '../src/db/database.js';
-import { createRelayRuntime } from '../src/messages/relay-runtime.js';
+import { startBenchRelay } from './bench-relay.js';
 
 function expressVerifyApp(): Express {
   const app = express();
@@ -39,25 +32,9 @@ async function main(): Promise<void> {
   if (mode === 'express-verify') {
     app = expressVerifyApp();
   } else {
-    const url = process.env.BENCH_DATABASE_URL;
-    const store = await openStore(url ? { kind: 'postgres', url } : { kind: 'pglite' });
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'handle-relay-bench-'));
-    const config = Object.freeze(
-      configSchema.parse({
-        server: 'bench.test',
-        rate_limit_per_minute: 0,
-        log_level: 'silent',
-        vapid_key_path: path.join(dataDir, 'vapid.json'),
-      }),
-    );
-    const logger = createLogger('handle-relay-bench', 'silent');
-    const relay = await createRelayRuntime({ config, store, logger, now: Date.now });
-    close = async () => {
-      await relay.close();
-      await store.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    };
-    app = createApp({ config, db: store.db, logger, version: 'bench', now: Date.now, relay });
+    const bench = await startBenchRelay();
+    app = bench.app;
+    close = bench.close;
   }
   const server = app.listen(0, '127.0.0.1', () => {
     process.send?.({ port: (server.address() as AddressInfo).port });
