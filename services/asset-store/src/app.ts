@@ -15,6 +15,7 @@ import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
 import { IngestService } from './assets/ingest.service.js';
 import { TimestampIssuer } from './assets/timestamp-issuer.js';
+import { API_BASE } from './api-base.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/health.routes.js';
@@ -73,10 +74,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRoutes(deps));
   app.use('/api/v1/can/:container', onlyContainerZero);
   // Before every other router: the admin bearer check precedes any body or path parsing.
-  app.use('/api/v1/can/0', adminRoutes(adminDeps(deps)));
+  app.use(API_BASE, adminRoutes(adminDeps(deps)));
   const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
   app.use(
-    '/api/v1/can/0',
+    API_BASE,
     assetRoutes({
       assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
       ingest: new IngestService({ db: deps.db, storage: deps.storage, timestamps }),
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps): Express {
       maxJsonBytes: deps.config.max_json_bytes,
     }),
   );
-  app.use('/api/v1/can/0', searchRoutes(deps));
+  app.use(API_BASE, searchRoutes(deps));
   const thumbnails = new ThumbnailService({
     db: deps.db,
     layout: deps.storage.layout,
@@ -93,7 +94,7 @@ export function createApp(deps: AppDeps): Express {
     cacheEnabled: deps.config.enable_thumbnail_cache,
     logger: deps.logger,
   });
-  app.use('/api/v1/can/0', thumbnailRoutes({ thumbnails }));
+  app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));
   return app;

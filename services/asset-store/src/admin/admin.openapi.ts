@@ -1,3 +1,4 @@
+import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
   successResponse,
@@ -5,7 +6,7 @@ import {
   type OpenApiFeature,
 } from '../openapi/openapi.js';
 
-const BASE = '/api/v1/can/0/admin';
+const BASE = `${API_BASE}/admin`;
 const security = [{ adminToken: [] }];
 const authErrors = {
   401: 'Missing or wrong bearer token',

@@ -1,3 +1,4 @@
+import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
   ref,
@@ -7,8 +8,6 @@ import {
 } from '../openapi/openapi.js';
 import { MAX_DESCRIPTION, MAX_TEXT } from './asset.schemas.js';
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.js';
-
-const BASE = '/api/v1/can/0';
 
 const hashParameter: JsonObject = {
   name: 'hash',
@@ -90,7 +89,7 @@ const schemas: Record<string, JsonObject> = {
 export const assetOpenApi: OpenApiFeature = {
   schemas,
   paths: {
-    [`${BASE}/ingest`]: {
+    [`${API_BASE}/ingest`]: {
       post: {
         summary: 'Ingest a file',
         operationId: 'ingestFile',
@@ -109,7 +108,7 @@ export const assetOpenApi: OpenApiFeature = {
         responses: ingestAnswers,
       },
     },
-    [`${BASE}/ingest/data`]: {
+    [`${API_BASE}/ingest/data`]: {
       post: {
         summary: 'Ingest a JSON value',
         operationId: 'ingestData',
@@ -131,7 +130,7 @@ export const assetOpenApi: OpenApiFeature = {
         responses: ingestAnswers,
       },
     },
-    [`${BASE}/asset/{hash}`]: {
+    [`${API_BASE}/asset/{hash}`]: {
       parameters: [hashParameter],
       get: {
         summary: 'Download the content (HEAD, Range and If-None-Match supported)',
@@ -180,7 +179,7 @@ export const assetOpenApi: OpenApiFeature = {
         responses: { '200': successResponse('Trashed', { const: 'trashed' }), ...hashErrors },
       },
     },
-    [`${BASE}/asset/{hash}/meta`]: {
+    [`${API_BASE}/asset/{hash}/meta`]: {
       parameters: [hashParameter],
       get: {
         summary: 'The metadata record',
@@ -188,7 +187,7 @@ export const assetOpenApi: OpenApiFeature = {
         responses: { '200': successResponse('The record', ref('AssetRecord')), ...hashErrors },
       },
     },
-    [`${BASE}/asset/{hash}/restore`]: {
+    [`${API_BASE}/asset/{hash}/restore`]: {
       parameters: [hashParameter],
       post: {
         summary: 'Take out of the trash (idempotent)',

@@ -1,3 +1,4 @@
+import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
   ref,
@@ -5,8 +6,6 @@ import {
   type JsonObject,
   type OpenApiFeature,
 } from '../openapi/openapi.js';
-
-const BASE = '/api/v1/can/0';
 
 const query = (name: string, description: string, schema: JsonObject): JsonObject => ({
   name,
@@ -59,14 +58,14 @@ const answers = {
 /** `GET /list` and `GET /search`. */
 export const searchOpenApi: OpenApiFeature = {
   paths: {
-    [`${BASE}/list`]: {
+    [`${API_BASE}/list`]: {
       get: {
         summary: 'List assets by timestamp',
         parameters: pageParameters,
         responses: answers,
       },
     },
-    [`${BASE}/search`]: {
+    [`${API_BASE}/search`]: {
       get: {
         summary: 'Search assets; every filter given must match',
         parameters: [...searchParameters, ...pageParameters],

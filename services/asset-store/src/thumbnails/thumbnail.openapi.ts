@@ -1,3 +1,4 @@
+import { API_BASE } from '../api-base.js';
 import { errorResponses, type JsonObject, type OpenApiFeature } from '../openapi/openapi.js';
 
 const side = (name: string): JsonObject => ({
@@ -11,7 +12,7 @@ const side = (name: string): JsonObject => ({
 /** `GET /asset/{hash}/thumb/{max_width}/{max_height}`. */
 export const thumbnailOpenApi: OpenApiFeature = {
   paths: {
-    '/api/v1/can/0/asset/{hash}/thumb/{max_width}/{max_height}': {
+    [`${API_BASE}/asset/{hash}/thumb/{max_width}/{max_height}`]: {
       get: {
         summary: 'A thumbnail fitting the box',
         description:
