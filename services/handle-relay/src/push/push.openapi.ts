@@ -7,7 +7,12 @@ import {
 } from '../openapi/openapi-types.js';
 
 const endpoint = { type: 'string', format: 'uri', maxLength: 2048 };
-const key = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
+const base64url = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
+const p256dh = {
+  ...base64url,
+  description: 'the client key: an uncompressed P-256 point (65 bytes, first byte 0x04)',
+};
+const auth = { ...base64url, description: 'the 16-byte authentication secret (RFC 8291)' };
 
 /** Web Push: the server key and (un)subscribing a handle's devices. */
 export const pushOpenApi: OpenApiFeature = {
@@ -39,7 +44,7 @@ export const pushOpenApi: OpenApiFeature = {
                   {
                     type: 'object',
                     required: ['endpoint', 'p256dh', 'auth'],
-                    properties: { endpoint, p256dh: key, auth: key },
+                    properties: { endpoint, p256dh, auth },
                   },
                   {
                     type: 'object',
@@ -49,7 +54,7 @@ export const pushOpenApi: OpenApiFeature = {
                       keys: {
                         type: 'object',
                         required: ['p256dh', 'auth'],
-                        properties: { p256dh: key, auth: key },
+                        properties: { p256dh, auth },
                       },
                     },
                   },
