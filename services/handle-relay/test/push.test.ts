@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
+import { pino } from 'pino';
 import request from 'supertest';
 import { authLines, signedAuthValue } from '../src/client/index.js';
+import { PUSH_CONCURRENCY, PushNotifier } from '../src/push/push-notifier.js';
+import type { PushSender } from '../src/push/push-sender.port.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { browserKeys, decryptPush, startPushEndpoint, type PushEndpoint } from './push-endpoint.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
@@ -334,5 +337,73 @@ describe('push fan-out after a send', () => {
     await waitFor(() => endpoint.received.some((r) => gone.endsWith(r.path)), 'the push');
     await t.relay.push.idle();
     expect((await rows(t, alice.handle)).map((r) => r.endpoint)).toEqual([alive]);
+  });
+});
+
+describe('push at shutdown', () => {
+  it('delivers the notifications still queued when the relay shuts down', async () => {
+    const own = await createTestApp('push_shutdown', { push_allow_private_endpoints: true });
+    const alice = await registerHandle(own.app, own.config.server);
+    const k = browserKeys();
+    const urls = Array.from({ length: PUSH_CONCURRENCY + 4 }, () => pushUrl());
+    for (const url of urls) {
+      await post(own, 'subscribe', alice, { endpoint: url, p256dh: k.p256dh, auth: k.auth });
+    }
+    const reached = () => urls.filter((u) => endpoint.received.some((r) => u.endsWith(r.path)));
+    endpoint.hold = true;
+    try {
+      await request(own.app).post('/v1/messages').send({ to: alice.handle, envelope: 'x' });
+      await waitFor(() => reached().length === PUSH_CONCURRENCY, 'a full set of held pushes');
+      const closing = own.close();
+      expect(reached()).toHaveLength(PUSH_CONCURRENCY);
+      endpoint.release();
+      await closing;
+    } finally {
+      endpoint.release();
+    }
+    expect(reached()).toEqual(urls);
+  });
+
+  it('drops and logs what is still queued once the grace period is over', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const k = browserKeys();
+    const urls = [pushUrl(), pushUrl(), pushUrl()];
+    for (const url of urls) {
+      await post(t, 'subscribe', alice, { endpoint: url, p256dh: k.p256dh, auth: k.auth });
+    }
+    const logged: { msg: string; dropped?: number }[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) },
+    );
+    const answers: (() => void)[] = [];
+    const sent: string[] = [];
+    const sender: PushSender = {
+      send: (target) => {
+        sent.push(target.endpoint);
+        return new Promise((resolve) => answers.push(() => resolve({ status: 201 })));
+      },
+      close: () => Promise.resolve(),
+    };
+    const notifier = new PushNotifier({
+      db: t.store.db,
+      sender,
+      logger,
+      concurrency: 1,
+      closeGraceMs: 50,
+    });
+    notifier.notify(alice.handle, 1);
+    await waitFor(() => sent.length === 1, 'the first delivery');
+    const closing = notifier.close();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    for (const answer of answers.splice(0)) answer();
+    await closing;
+    expect(sent).toHaveLength(1);
+    expect(logged.map(({ msg, dropped }) => ({ msg, dropped }))).toEqual([
+      { msg: 'shutdown: queued push deliveries dropped', dropped: 2 },
+    ]);
+    notifier.notify(alice.handle, 2);
+    await notifier.idle();
+    expect(sent).toHaveLength(1);
   });
 });

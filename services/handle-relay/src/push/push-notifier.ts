@@ -9,6 +9,8 @@ import { deleteSubscriptionByEndpoint, listSubscriptions } from './push.reposito
 export const PUSH_CONCURRENCY = 8;
 /** Jobs allowed to wait; beyond that new notifications are dropped (and logged). */
 export const PUSH_MAX_PENDING = 10_000;
+/** How long shutdown keeps delivering what is already queued before dropping the rest. */
+export const PUSH_CLOSE_GRACE_MS = 5_000;
 
 /** Contract payload: metadata only, never the envelope. */
 export function pushPayload(handle: string, seq: number): string {
@@ -21,6 +23,7 @@ export interface PushNotifierDeps {
   sender: PushSender;
   logger: Logger;
   concurrency?: number;
+  closeGraceMs?: number;
 }
 
 /**
@@ -41,6 +44,7 @@ export class PushNotifier implements MessageNotifier {
 
   /** Queues the fan-out of one stored message to the recipient's subscriptions. */
   notify(handle: string, seq: number): void {
+    if (this.#closed) return;
     this.#enqueue(async () => {
       const subscriptions = await listSubscriptions(this.deps.db, handle);
       const payload = pushPayload(handle, seq);
@@ -54,11 +58,31 @@ export class PushNotifier implements MessageNotifier {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Stops taking jobs, lets running ones finish (each bounded by the sender's timeouts). */
+  /**
+   * Stops taking notifications and keeps delivering the queued ones (fan-outs already
+   * started included) for up to the grace period, so a restart does not silently swallow
+   * the pushes of messages stored just before it; what is still queued then is dropped
+   * and counted in the log. Running deliveries are bounded by the sender's timeouts.
+   */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#queue.length = 0;
-    await this.idle();
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace over'>((resolve) => {
+      timer = setTimeout(
+        () => resolve('grace over'),
+        this.deps.closeGraceMs ?? PUSH_CLOSE_GRACE_MS,
+      );
+    });
+    const ended = await Promise.race([this.idle(), graceOver]);
+    clearTimeout(timer);
+    if (ended === 'grace over') {
+      const dropped = this.#queue.length;
+      this.#queue.length = 0;
+      if (dropped > 0) {
+        this.deps.logger.warn({ dropped }, 'shutdown: queued push deliveries dropped');
+      }
+      await this.idle();
+    }
     await this.deps.sender.close();
   }
 
@@ -80,7 +104,6 @@ export class PushNotifier implements MessageNotifier {
   }
 
   #enqueue(job: () => Promise<void>): void {
-    if (this.#closed) return;
     if (this.#queue.length >= PUSH_MAX_PENDING) {
       this.deps.logger.warn('push backlog full; notification dropped');
       return;
