@@ -59,6 +59,11 @@ describe('with web_dir', () => {
     fs.writeFileSync(path.join(webDir, 'assets', 'app.js'), 'console.log(1)');
     fs.writeFileSync(path.join(webDir, '.env'), 'SECRET=dotfile');
     fs.writeFileSync(path.join(base, 'secret.txt'), 'TOP SECRET');
+    fs.mkdirSync(path.join(base, 'private'));
+    fs.writeFileSync(path.join(base, 'private', 'key.txt'), 'TOP SECRET KEY');
+    fs.symlinkSync(path.join(base, 'secret.txt'), path.join(webDir, 'leak.txt'));
+    fs.symlinkSync(path.join(base, 'private'), path.join(webDir, 'private'));
+    fs.symlinkSync(path.join(webDir, 'assets', 'app.css'), path.join(webDir, 'theme.css'));
     t = await createTestApp('web_static', { web_dir: webDir });
   }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
@@ -97,6 +102,21 @@ describe('with web_dir', () => {
     const res = await request(t.app).get(p);
     expect(res.text).not.toContain('TOP SECRET');
     expect(res.text).not.toContain('SECRET=dotfile');
+  });
+
+  it.each(['/leak.txt', '/private/key.txt', '/private/'])(
+    'treats a symlink that leads out of web_dir as no file and falls back: %s',
+    async (p) => {
+      const res = await request(t.app).get(p).expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toBe('<!doctype html><p>client app</p>');
+    },
+  );
+
+  it('serves a symlink that stays inside web_dir', async () => {
+    const res = await request(t.app).get('/theme.css').expect(200);
+    expect(res.headers['content-type']).toMatch(/^text\/css/);
+    expect(res.text).toBe('body{color:red}');
   });
 
   it.each(['/v1/nothing', '/v1/u', '/v1/u/alice/extra', '/.well-known/other', '/internal/x'])(

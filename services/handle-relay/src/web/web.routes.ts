@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { errors } from '@svc/envelope';
 import express, { Router } from 'express';
@@ -17,9 +18,29 @@ export interface WebDeps {
 export const API_PREFIXES = ['/v1', '/.well-known', '/internal'];
 
 /**
+ * False when `urlPath` names, through a symlink, a file outside `root`. A path that does
+ * not exist or cannot be decoded is left to `express.static`, which answers it itself.
+ */
+async function staysInside(root: string, urlPath: string): Promise<boolean> {
+  let relative: string;
+  try {
+    relative = decodeURIComponent(urlPath);
+  } catch {
+    return true;
+  }
+  const [realRoot, real] = await Promise.all([
+    fs.realpath(root),
+    fs.realpath(path.join(root, relative)).catch(() => undefined),
+  ]);
+  if (real === undefined) return true;
+  return real === realRoot || real.startsWith(realRoot + path.sep);
+}
+
+/**
  * The web root: static files from `web_dir` with SPA fallback to its `index.html`, or the
- * placeholder page at `/`. `express.static` refuses `..` and dotfiles, and the fallback
- * sends one fixed file, so nothing outside `web_dir` can be served.
+ * placeholder page at `/`. `express.static` refuses `..` and dotfiles, a symlink that
+ * leads out of `web_dir` is treated as no file, and the fallback sends one fixed file
+ * under the same check, so nothing outside `web_dir` can be served.
  */
 export function webRoutes(deps: WebDeps): Router {
   const router = Router();
@@ -31,8 +52,17 @@ export function webRoutes(deps: WebDeps): Router {
     return router;
   }
   const root = path.resolve(deps.webDir);
-  router.use(express.static(root, { index: 'index.html', dotfiles: 'ignore', redirect: false }));
-  router.get(/.*/, (_req, res, next) => {
+  const statics = express.static(root, {
+    index: 'index.html',
+    dotfiles: 'ignore',
+    redirect: false,
+  });
+  router.use(async (req, res, next) => {
+    if (await staysInside(root, req.path)) statics(req, res, next);
+    else next();
+  });
+  router.get(/.*/, async (_req, res, next) => {
+    if (!(await staysInside(root, '/index.html'))) return next(errors.notFound('no such route'));
     res.sendFile('index.html', { root, dotfiles: 'deny' }, (err) => {
       if (err && !res.headersSent) next(errors.notFound('no such route'));
     });
