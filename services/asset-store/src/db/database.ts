@@ -8,10 +8,12 @@ import {
 import type { DatabaseTarget } from '@svc/config/database';
 import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
+import type { AssetTagTable } from '../search/asset-tag.table.js';
 
 /** The asset-store schema as Kysely sees it. */
 export interface Database {
   asset: AssetTable;
+  asset_tag: AssetTagTable;
 }
 
 /** The one Postgres schema this service owns. */

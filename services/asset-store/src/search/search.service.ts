@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import {
   countAssets,
   findAssetPage,
+  tagIndexKey,
   type AssetFilter,
   type PageWindow,
 } from './search.repository.js';
@@ -25,10 +26,11 @@ async function page(
   filter: AssetFilter,
   window: PageWindow,
 ): Promise<AssetPage> {
+  const viaTag = await tagIndexKey(db, filter);
   // The total ignores the window (contract), so it is a separate count over the same filter.
   const [rows, total] = await Promise.all([
-    findAssetPage(db, filter, window),
-    countAssets(db, filter),
+    findAssetPage(db, filter, window, viaTag),
+    countAssets(db, filter, viaTag),
   ]);
   return {
     items: rows.map(toAssetRecord),
