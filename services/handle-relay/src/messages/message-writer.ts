@@ -9,6 +9,8 @@ import { insertMessageBatch, type InsertedMessage } from './message.repository.j
 /** Sends written per statement, and about how much envelope text one statement may carry. */
 const MAX_BATCH_SENDS = 256;
 const MAX_BATCH_CHARS = 4 * 1024 * 1024;
+/** Batch statements under way at once: one committing, one queued at the lock behind it. */
+const MAX_STATEMENTS_IN_FLIGHT = 2;
 const FOREIGN_KEY_VIOLATION = '23503';
 
 /** One message to store. */
@@ -34,6 +36,8 @@ export interface MessageWriterDeps {
 
 interface Pending {
   row: MessageToWrite;
+  /** Set when the send must be a statement of its own (its batch failed a foreign key). */
+  alone?: boolean;
   resolve: (stored: StoredSend) => void;
   reject: (err: unknown) => void;
 }
@@ -42,17 +46,26 @@ function isForeignKeyViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION;
 }
 
+/** What became of one batch: stored, refused, or put back to be retried send by send. */
+type BatchOutcome = { stored: InsertedMessage[] } | { failed: unknown } | { requeued: true };
+
 /**
- * This instance's one writer of messages. Sends queue here and one loop stores them in
- * batches: per batch one statement (its own transaction) takes the global writing lock,
- * inserts every row (seqs in queue order) and rings the other instances' doorbell at
- * commit; the rows then go to this instance's streams in seq order. Under load a batch fills
- * while the previous one commits, so a send costs a fraction of a round trip and of a
- * WAL flush, and seq order equals commit order across all instances.
+ * This instance's one writer of messages. Sends queue here and are stored in batches: per
+ * batch one statement (its own transaction) takes the global writing lock, inserts every
+ * row (seqs in the batch's order) and rings the other instances' doorbell at commit. Two
+ * statements may be in flight: the second waits at the lock on the server, so it starts the
+ * moment the first commits instead of one round trip later, while the next batch fills.
+ * Batches are handed to this instance's streams in the order they were issued, so a batch
+ * that happens to answer first never overtakes an earlier one. Under load a send costs a
+ * fraction of a round trip and of a WAL flush, and seq order equals commit order across
+ * all instances.
  */
 export class MessageWriter {
   #queue: Pending[] = [];
-  #draining: Promise<void> | undefined;
+  #inFlight = 0;
+  #fillQueued = false;
+  /** Settles once every issued batch has been handed on, in issue order. */
+  #handedOn: Promise<void> = Promise.resolve();
   #stopped = false;
 
   constructor(private readonly deps: MessageWriterDeps) {}
@@ -63,33 +76,45 @@ export class MessageWriter {
       return Promise.reject(relayErrors.unavailable('the server is shutting down'));
     return new Promise<StoredSend>((resolve, reject) => {
       this.#queue.push({ row, resolve, reject });
-      this.#draining ??= this.#drain();
+      if (!this.#fillQueued) {
+        this.#fillQueued = true;
+        // Let the sends of the current tick join the same batch.
+        queueMicrotask(() => {
+          this.#fillQueued = false;
+          this.#fill();
+        });
+      }
     });
   }
 
   /** Refuses new sends and waits until every queued one is stored. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    await this.#draining;
+    while (this.#queue.length > 0 || this.#inFlight > 0) await this.#handedOn;
   }
 
-  async #drain(): Promise<void> {
-    try {
-      // Let the sends of the current tick join the first batch.
-      await Promise.resolve();
-      while (this.#queue.length > 0) {
-        await this.#writeBatch(this.#takeBatch());
-      }
-    } finally {
-      // Cleared in the same turn as the last look at the queue, so a later send drains anew.
-      this.#draining = undefined;
+  /** Starts batches while a statement slot is free; a finishing batch calls it again. */
+  #fill(): void {
+    while (this.#queue.length > 0 && this.#inFlight < MAX_STATEMENTS_IN_FLIGHT) {
+      const batch = this.#takeBatch();
+      this.#inFlight += 1;
+      const written = this.#write(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#fill();
+      });
+      const earlier = this.#handedOn;
+      this.#handedOn = written.then(async (outcome) => {
+        await earlier;
+        this.#handOn(batch, outcome);
+      });
     }
   }
 
   #takeBatch(): Pending[] {
+    if (this.#queue[0]?.alone) return this.#queue.splice(0, 1);
     let chars = 0;
     let n = 0;
-    while (n < this.#queue.length && n < MAX_BATCH_SENDS) {
+    while (n < this.#queue.length && n < MAX_BATCH_SENDS && !this.#queue[n]!.alone) {
       chars += this.#queue[n]!.row.envelope.length;
       if (n > 0 && chars > MAX_BATCH_CHARS) break;
       n += 1;
@@ -97,28 +122,40 @@ export class MessageWriter {
     return this.#queue.splice(0, n);
   }
 
-  async #writeBatch(batch: Pending[]): Promise<void> {
-    let stored: InsertedMessage[];
+  /** Stores a batch; never rejects. */
+  async #write(batch: Pending[]): Promise<BatchOutcome> {
     try {
-      stored = await this.#store(batch);
+      return { stored: await this.#store(batch) };
     } catch (err) {
       if (isForeignKeyViolation(err) && batch.length > 1) {
         // A recipient vanished between its check and the batch: only its own send may fail.
-        for (const one of batch) await this.#writeBatch([one]);
-        return;
+        // Put back in front, the sends are retried one per statement and are issued (so
+        // handed on) after the batch already in flight, keeping delivery in seq order.
+        for (const send of batch) send.alone = true;
+        this.#queue.unshift(...batch);
+        return { requeued: true };
       }
-      const failure = isForeignKeyViolation(err) ? relayErrors.unknownHandle() : err;
-      for (const p of batch) p.reject(failure);
+      return { failed: isForeignKeyViolation(err) ? relayErrors.unknownHandle() : err };
+    }
+  }
+
+  /** Hands stored rows to the streams, then answers the sends. */
+  #handOn(batch: Pending[], outcome: BatchOutcome): void {
+    if ('failed' in outcome) {
+      for (const send of batch) send.reject(outcome.failed);
       return;
     }
-    const messages = stored.map(toRelayed);
+    if (!('stored' in outcome)) return;
+    const messages = outcome.stored.map(toRelayed);
     try {
       this.deps.pubsub.deliver(messages);
     } catch (err) {
       // Stored is stored: the sends succeed; a stream that missed a row resumes from its id.
       this.deps.logger.error({ err }, 'failed to hand stored messages to the streams');
     }
-    batch.forEach((p, i) => p.resolve({ message: messages[i]!, hasPush: stored[i]!.has_push }));
+    batch.forEach((p, i) =>
+      p.resolve({ message: messages[i]!, hasPush: outcome.stored[i]!.has_push }),
+    );
   }
 
   async #store(batch: Pending[]): Promise<InsertedMessage[]> {
