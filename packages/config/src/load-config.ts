@@ -23,6 +23,8 @@ export interface LoadConfigOptions {
   prefix: string;
   /** Keys holding file system paths; relative values resolve against the config file's folder. */
   pathKeys?: readonly string[];
+  /** Names under the prefix that belong to another program (a client CLI), not settings. */
+  foreignEnv?: readonly string[];
 }
 
 type Shape = z.ZodRawShape;
@@ -88,12 +90,13 @@ function readEnvLayer(
   shape: Shape,
   env: NodeJS.ProcessEnv,
   prefix: string,
+  foreign: readonly string[],
   problems: string[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const start = `${prefix}_`;
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith(start) || value === undefined) continue;
+    if (!name.startsWith(start) || value === undefined || foreign.includes(name)) continue;
     const key = name.slice(start.length).toLowerCase();
     const field = shape[key];
     if (!field) {
@@ -172,7 +175,7 @@ export function loadConfig<S extends Shape>(
   const shape = schema.shape;
   const merged = {
     ...readFileLayer(options.file, problems),
-    ...readEnvLayer(shape, options.env ?? {}, options.prefix, problems),
+    ...readEnvLayer(shape, options.env ?? {}, options.prefix, options.foreignEnv ?? [], problems),
     ...readArgvLayer(shape, options.argv ?? [], problems),
   };
   const result = schema.strict().safeParse(merged);

@@ -31,6 +31,9 @@ function buildApp(render: ErrorRenderer, logger: Logger, withRequestLogging = tr
       res.status(201).json(success(req.body as unknown));
     })
     .all(methodNotAllowed(['GET', 'POST']));
+  app.get('/things/:id', (req, res) => {
+    res.json(success(req.params.id));
+  });
   app.get('/boom', () => {
     throw new Error('secret detail: select * from users where password = $1');
   });
@@ -90,6 +93,13 @@ describe.each([
     const res = await request(app).put('/things').send({}).expect(405);
     expect(res.body).toEqual(body('method_not_allowed', 'method not allowed'));
     expect(res.headers.allow).toBe('GET, POST');
+  });
+
+  it('answers a path parameter with broken percent-encoding with 400, not 500', async () => {
+    const res = await request(app).get('/things/%E0%A4%A').expect(400);
+    expect(res.body).toEqual(body('bad_request', 'malformed percent-encoding in the path'));
+    await settle();
+    expect(lines.filter((l) => l.err)).toEqual([]);
   });
 
   it('answers a malformed JSON body with 400', async () => {

@@ -35,6 +35,10 @@ function toAppError(err: unknown): AppError | undefined {
       return new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
     }
     if (e.type === 'request.aborted') return errors.badRequest('request aborted');
+    // The router's own decode of a path parameter: a client's bad percent-encoding.
+    if (err instanceof URIError && e.status === 400) {
+      return errors.badRequest('malformed percent-encoding in the path');
+    }
     const status = e.status ?? e.statusCode;
     if (e.expose && typeof status === 'number' && status >= 400 && status < 500) {
       return new AppError(status, CODE_BY_STATUS[status] ?? 'bad_request', (err as Error).message);

@@ -2,6 +2,7 @@ import {
   assetStoreError,
   createMetrics,
   errorHandler,
+  methodNotAllowed,
   notFound,
   requestLogging,
 } from '@svc/envelope';
@@ -69,7 +70,10 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics('asset_store');
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
-  app.get('/metrics', metrics.handler);
+  app
+    .route('/metrics')
+    .get(metrics.handler)
+    .all(methodNotAllowed(['GET']));
   app.use(healthRoutes(deps));
   app.use(openApiRoutes(deps));
   app.use('/api/v1/can/:container', onlyContainerZero);

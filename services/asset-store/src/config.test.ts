@@ -14,4 +14,10 @@ describe('asset-store configuration', () => {
     const config = readConfig([example, '--listen=127.0.0.1:9090'], {});
     expect(config.listen).toBe('127.0.0.1:9090');
   });
+
+  it('refuses a verify_interval_hours that is not a whole number of hours', () => {
+    expect(() => readConfig([], { ASSET_STORE_VERIFY_INTERVAL_HOURS: '1.5' })).toThrow(
+      'verify_interval_hours',
+    );
+  });
 });

@@ -9,7 +9,7 @@ export const configSchema = z.object({
   admin_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
   rebuild_error_threshold: z.number().int().min(0).default(10),
-  verify_interval_hours: z.number().min(0).default(24),
+  verify_interval_hours: z.number().int().min(0).default(24),
   listen: listenAddress.default('127.0.0.1:8080'),
   database_url: z
     .string()

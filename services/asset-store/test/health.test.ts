@@ -38,6 +38,15 @@ describe('health and the shared HTTP edge', () => {
     );
   });
 
+  it.each([
+    ['POST', '/healthz'],
+    ['DELETE', '/metrics'],
+  ])('answers %s %s with 405 and an Allow header', async (method, p) => {
+    const res = await request(t.app)[method === 'POST' ? 'post' : 'delete'](p).expect(405);
+    expect(res.body).toEqual({ status: 'error', error: 'method not allowed' });
+    expect(res.headers.allow).toBe('GET');
+  });
+
   it('migrated the index into the asset_store schema', async () => {
     const { rows } = await sql<{ table_schema: string }>`
       select table_schema from information_schema.tables where table_name = 'asset'

@@ -199,6 +199,23 @@ describe('file ingest input rules', () => {
     );
   });
 
+  it.each([
+    [
+      'a file part cut off before its closing boundary',
+      `--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello`,
+      'B',
+      'Unexpected end of form',
+    ],
+    ['a body that is no multipart at all', 'garbage', 'B', 'Unexpected end of form'],
+    ['a multipart type without a boundary', '--B\r\n', undefined, 'Multipart: Boundary not found'],
+  ])('answers %s with 400 and keeps nothing', async (_what, body, boundary, detail) => {
+    const type = boundary ? `multipart/form-data; boundary=${boundary}` : 'multipart/form-data';
+    await rejects(
+      (r) => r.set('Content-Type', type).send(body),
+      `invalid multipart body: ${detail}`,
+    );
+  });
+
   it('refuses two file parts', async () => {
     await rejects(
       (r) => r.attach('file', Buffer.from('a'), 'a.txt').attach('file', Buffer.from('b'), 'b.txt'),

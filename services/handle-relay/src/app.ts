@@ -2,6 +2,7 @@ import {
   createMetrics,
   errorHandler,
   handleRelayError,
+  methodNotAllowed,
   notFound,
   requestLogging,
 } from '@svc/envelope';
@@ -41,7 +42,10 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics('handle_relay');
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
-  app.get('/metrics', metrics.handler);
+  app
+    .route('/metrics')
+    .get(metrics.handler)
+    .all(methodNotAllowed(['GET']));
   app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
   app.use(openApiRoutes(deps.version));
   app.post(

@@ -15,4 +15,14 @@ describe('handle-relay configuration', () => {
     const config = readConfig([example, '--bind=127.0.0.1:9091'], {});
     expect(config.bind).toBe('127.0.0.1:9091');
   });
+
+  it("ignores the CLI's own HANDLE_RELAY_URL and HANDLE_RELAY_KEY_FILE, yet refuses other unknown names", () => {
+    const cliShell = { HANDLE_RELAY_URL: 'http://relay.example', HANDLE_RELAY_KEY_FILE: 'me.json' };
+    expect(readConfig([], { ...cliShell, HANDLE_RELAY_BIND: '127.0.0.1:9092' }).bind).toBe(
+      '127.0.0.1:9092',
+    );
+    expect(() => readConfig([], { ...cliShell, HANDLE_RELAY_URLS: 'x' })).toThrow(
+      'HANDLE_RELAY_URLS: unknown setting',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { configSource, listenAddress, loadConfig } from '@svc/config';
 import { z } from 'zod';
+import { CLI_ENV } from './cli/cli-env.js';
 import { SERVICE_DIR } from './version.js';
 
 /** Every handle-relay setting with its default (contract, "Settings defaults"). */
@@ -37,5 +38,7 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Con
     argv,
     prefix: 'HANDLE_RELAY',
     pathKeys: ['db', 'web_dir', 'vapid_key_path'],
+    // The bundled CLI's own variables: a shell set up for the CLI must still start the server.
+    foreignEnv: Object.values(CLI_ENV),
   });
 }

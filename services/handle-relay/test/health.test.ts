@@ -21,11 +21,21 @@ describe('health and the shared HTTP edge', () => {
     expect(res.body).toEqual({ error: { code: 'not_found', message: 'no such route' } });
   });
 
-  it('answers another method on /v1/healthz with 405 and Allow', async () => {
-    const res = await request(t.app).post('/v1/healthz').expect(405);
-    expect(res.headers.allow).toBe('GET');
+  it.each(['/v1/healthz', '/metrics'])(
+    'answers another method on %s with 405 and Allow',
+    async (p) => {
+      const res = await request(t.app).post(p).expect(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.body).toEqual({
+        error: { code: 'method_not_allowed', message: 'method not allowed' },
+      });
+    },
+  );
+
+  it('answers a path with broken percent-encoding with 400, not 500', async () => {
+    const res = await request(t.app).get('/v1/u/%E0%A4%A').expect(400);
     expect(res.body).toEqual({
-      error: { code: 'method_not_allowed', message: 'method not allowed' },
+      error: { code: 'bad_request', message: 'malformed percent-encoding in the path' },
     });
   });
 

@@ -120,37 +120,16 @@ describe('POST /v1/push/subscribe/{handle}', () => {
     expect(missing.body).toEqual({
       error: { code: 'unauthorized', message: 'missing X-ID-Auth header' },
     });
+    const missingWithBadBody = await request(t.app)
+      .post(`/v1/push/subscribe/${alice.handle}`)
+      .set('Content-Type', 'application/json')
+      .send('{"endpoint":')
+      .expect(401);
+    expect(missingWithBadBody.body).toEqual(missing.body);
     const noKeys = await post(t, 'subscribe', alice, { endpoint: body.endpoint }).expect(400);
     expect(noKeys.body).toEqual({
       error: { code: 'bad_request', message: 'p256dh must be a string' },
     });
-    expect(await rows(t, alice.handle)).toEqual([]);
-  });
-
-  it.each([
-    [
-      'a compressed key',
-      { p256dh: Buffer.alloc(33, 2).toString('base64url') },
-      'p256dh must be an uncompressed P-256 public key',
-    ],
-    [
-      'a point off the curve',
-      {
-        p256dh: Buffer.concat([Buffer.from([0x04]), Buffer.alloc(64, 0xff)]).toString('base64url'),
-      },
-      'p256dh must be an uncompressed P-256 public key',
-    ],
-    [
-      'an auth secret of 8 bytes',
-      { auth: Buffer.alloc(8, 1).toString('base64url') },
-      'auth must be a 16-byte secret',
-    ],
-  ])('refuses %s with 400 and stores nothing', async (_what, change, message) => {
-    const alice = await registerHandle(t.app, t.config.server);
-    const k = browserKeys();
-    const body = { endpoint: pushUrl(), p256dh: k.p256dh, auth: k.auth, ...change };
-    const res = await post(t, 'subscribe', alice, body).expect(400);
-    expect(res.body).toEqual({ error: { code: 'bad_request', message } });
     expect(await rows(t, alice.handle)).toEqual([]);
   });
 

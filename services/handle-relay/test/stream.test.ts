@@ -136,7 +136,7 @@ describe('live delivery', () => {
     const second = await connect(alice);
     const bobs = await connect(bob);
     expect(first.status).toBe(200);
-    expect(first.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(first.headers['content-type']).toBe('text/event-stream');
     expect(first.headers['cache-control']).toBe('no-cache, no-transform');
     const seq = await send(alice.handle, { hello: 'alice', list: [1, 2] });
     await first.waitForMessages(1);
@@ -213,6 +213,18 @@ describe('resume', () => {
     const marker = await send(alice.handle, 'marker');
     await both.waitForMessages(2);
     expect(both.messages().map((m) => m.seq)).toEqual([seqs[2], marker]);
+  });
+
+  it('treats an empty Last-Event-ID as absent and resumes from since', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const seqs = [];
+    for (let n = 0; n < 2; n++) seqs.push(await send(alice.handle, n));
+    const client = await connect(alice, {
+      extra: `&since=${seqs[0]}`,
+      headers: { 'Last-Event-ID': '' },
+    });
+    await client.waitForMessages(1);
+    expect(client.messages().map((m) => m.seq)).toEqual([seqs[1]]);
   });
 
   it('loses and duplicates nothing across a forced disconnect in the middle of a 500-message burst', async () => {

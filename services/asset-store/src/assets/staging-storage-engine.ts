@@ -62,8 +62,17 @@ export class StagingStorageEngine implements StorageEngine {
   }
 }
 
-/** Multer's own failures, in the catalogue's words. */
+/**
+ * busboy reports a body it cannot parse (no boundary, a cut-off part, a malformed header)
+ * as a bare `Error`; disk failures carry an errno `code` and our own errors are subclasses.
+ */
+function isParseFailure(err: unknown): err is Error {
+  return err instanceof Error && err.constructor === Error && !('code' in err);
+}
+
+/** Multer's and the multipart parser's own failures, in the catalogue's words. */
 export function fromMulterError(err: unknown, maxBytes: number): unknown {
+  if (isParseFailure(err)) return assetErrors.badRequest(`invalid multipart body: ${err.message}`);
   if (!(err instanceof multer.MulterError)) return err;
   switch (err.code) {
     case 'LIMIT_FILE_SIZE':

@@ -1,12 +1,15 @@
-import { errors, success } from '@svc/envelope';
+import { errors, methodNotAllowed, success } from '@svc/envelope';
 import { Router } from 'express';
 
 /** `GET /healthz`: 200 once the index answers, 503 while it does not. */
 export function healthRoutes(deps: { ping: () => Promise<boolean>; version: string }): Router {
   const router = Router();
-  router.get('/healthz', async (_req, res) => {
-    if (!(await deps.ping())) throw errors.unavailable('database unreachable');
-    res.json(success({ status: 'ok', version: deps.version }));
-  });
+  router
+    .route('/healthz')
+    .get(async (_req, res) => {
+      if (!(await deps.ping())) throw errors.unavailable('database unreachable');
+      res.json(success({ status: 'ok', version: deps.version }));
+    })
+    .all(methodNotAllowed(['GET']));
   return router;
 }

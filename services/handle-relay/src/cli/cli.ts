@@ -3,6 +3,7 @@ import { RelayClient, RelayClientError } from '../client/http-client.js';
 import { readKeyFile, writeKeyFile } from '../client/key-file.js';
 import { followInbox } from '../client/inbox-stream.js';
 import { generateKeyPair, primaryOf } from '../client/keys.js';
+import { CLI_ENV } from './cli-env.js';
 
 /** Where the CLI writes and what it reads from the environment. */
 export interface CliIo {
@@ -85,9 +86,9 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
     io.stdout(USAGE);
     return;
   }
-  const keyFile = values.key ?? io.env.HANDLE_RELAY_KEY_FILE ?? DEFAULT_KEY_FILE;
+  const keyFile = values.key ?? io.env[CLI_ENV.keyFile] ?? DEFAULT_KEY_FILE;
   const client = new RelayClient({
-    baseUrl: values.url ?? io.env.HANDLE_RELAY_URL ?? DEFAULT_URL,
+    baseUrl: values.url ?? io.env[CLI_ENV.url] ?? DEFAULT_URL,
     fetch: io.fetch,
   });
   const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
@@ -145,7 +146,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
     case 'listen': {
       const [handle] = expectArgs(args, 1, 'listen <handle>');
       await followInbox({
-        baseUrl: values.url ?? io.env.HANDLE_RELAY_URL ?? DEFAULT_URL,
+        baseUrl: values.url ?? io.env[CLI_ENV.url] ?? DEFAULT_URL,
         handle: handle ?? '',
         keys: await readKeyFile(keyFile),
         since: intOption(values.since, 'since'),

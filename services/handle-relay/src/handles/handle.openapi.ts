@@ -71,6 +71,7 @@ export const handlesOpenApi: OpenApiFeature = {
           '400': errorResponse('Bad envelope or signature, server mismatch, handle rule, skew'),
           '409': errorResponse('Handle already claimed, or the primary already owns one'),
           '413': errorResponse('Body too large'),
+          '429': errorResponse('Rate limited (`rate_limited`, with `Retry-After`)'),
         },
       },
     },
@@ -81,6 +82,7 @@ export const handlesOpenApi: OpenApiFeature = {
         responses: {
           '200': jsonResponse('The handle record', ref('HandleRecord')),
           '404': errorResponse('Not registered'),
+          '413': errorResponse('Body above 64 KiB'),
         },
       },
     },

@@ -56,6 +56,7 @@ export const messagesOpenApi: OpenApiFeature = {
           '400': errorResponse('Malformed body, invalid handle, or another server'),
           '404': errorResponse('Unknown recipient'),
           '413': errorResponse('Envelope above 262,144 bytes (`payload_too_large`)'),
+          '415': errorResponse('A body charset other than UTF-8'),
           '429': errorResponse('Rate limited (`rate_limited`, with `Retry-After`)'),
         },
       },

@@ -7,12 +7,7 @@ import {
 } from '../openapi/openapi-types.js';
 
 const endpoint = { type: 'string', format: 'uri', maxLength: 2048 };
-const base64url = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
-const p256dh = {
-  ...base64url,
-  description: 'the client key: an uncompressed P-256 point (65 bytes, first byte 0x04)',
-};
-const auth = { ...base64url, description: 'the 16-byte authentication secret (RFC 8291)' };
+const key = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
 
 /** Web Push: the server key and (un)subscribing a handle's devices. */
 export const pushOpenApi: OpenApiFeature = {
@@ -44,7 +39,7 @@ export const pushOpenApi: OpenApiFeature = {
                   {
                     type: 'object',
                     required: ['endpoint', 'p256dh', 'auth'],
-                    properties: { endpoint, p256dh, auth },
+                    properties: { endpoint, p256dh: key, auth: key },
                   },
                   {
                     type: 'object',
@@ -54,7 +49,7 @@ export const pushOpenApi: OpenApiFeature = {
                       keys: {
                         type: 'object',
                         required: ['p256dh', 'auth'],
-                        properties: { p256dh, auth },
+                        properties: { p256dh: key, auth: key },
                       },
                     },
                   },
@@ -68,6 +63,7 @@ export const pushOpenApi: OpenApiFeature = {
           '400': errorResponse('Invalid handle or body; endpoint not https or private'),
           '401': errorResponse('X-ID-Auth missing, malformed, stale or not verifying'),
           '404': errorResponse('Not registered'),
+          '413': errorResponse('Body above 16 KiB'),
         },
       },
     },
@@ -89,6 +85,7 @@ export const pushOpenApi: OpenApiFeature = {
           '400': errorResponse('Invalid handle or body'),
           '401': errorResponse('X-ID-Auth missing, malformed, stale or not verifying'),
           '404': errorResponse('Not registered'),
+          '413': errorResponse('Body above 16 KiB'),
         },
       },
     },

@@ -37,6 +37,9 @@ async function authorise(
   const handle = requireValidHandle(r.handle);
   const row = await findHandle(deps.db, handle);
   if (!row) throw relayErrors.unknownHandle();
+  // The signature covers the body's endpoint, so the body is read before it is checked;
+  // a missing header is a 401 whatever the body holds.
+  if (r.auth === undefined) throw relayErrors.missingAuth();
   const body = parseJsonBody(r.body);
   verifySignedRequest({
     value: r.auth,

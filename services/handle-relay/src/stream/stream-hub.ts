@@ -93,7 +93,8 @@ export class StreamHub {
       group.delete(sub);
     });
     res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    // Exactly the type the contract names: SSE is UTF-8 by definition, a charset adds nothing.
+    res.setHeader('Content-Type', 'text/event-stream');
     res.setHeader('Cache-Control', 'no-cache, no-transform');
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');

@@ -25,12 +25,13 @@ export interface StreamRequest {
 }
 
 function resumePoint(r: StreamRequest): number | undefined {
-  const raw = r.lastEventId ?? r.since;
+  // An empty Last-Event-ID is what a client sends when it has seen no event yet.
+  const raw = r.lastEventId || r.since;
   if (raw === undefined) return undefined;
   const parsed = resumeCursor.safeParse(raw);
   if (!parsed.success) {
     throw relayErrors.badRequest(
-      r.lastEventId === undefined
+      !r.lastEventId
         ? 'since must be a non-negative integer'
         : 'Last-Event-ID must be a non-negative integer',
     );

@@ -13,7 +13,9 @@ export function webFingerRoutes(deps: WebFingerDeps): Router {
     })
     .get(async (req, res) => {
       const jrd = await resolveWebFinger(deps, req.query.resource);
-      res.type('application/jrd+json').send(JSON.stringify(jrd));
+      // RFC 7033's media type as is: Express adds a charset to string bodies, not to bytes.
+      res.setHeader('Content-Type', 'application/jrd+json');
+      res.send(Buffer.from(JSON.stringify(jrd)));
     })
     .all(methodNotAllowed(['GET']));
   return router;
