@@ -124,6 +124,31 @@ describe('watching the storage root', () => {
     15_000,
   );
 
+  it('checks a changed file within 5 seconds even while a long scrub fills its lane', async () => {
+    // Two huge (sparse) files, oldest first, keep both scrub slots hashing for a minute.
+    const huge = [await storeAsset(t, 'h1'), await storeAsset(t, 'h2')];
+    for (const h of huge) fs.truncateSync(h.file, 32 * 2 ** 30);
+    const content = 'checked in its own lane';
+    const asset = await storeAsset(t, content);
+    let scrubbed: Awaited<ReturnType<Verifier['scrub']>> | undefined;
+    const scrub = verifier.scrub.bind(verifier);
+    verifier.scrub = async () => (scrubbed = await scrub());
+    await watch();
+    await new Promise((r) => setTimeout(r, 300));
+
+    try {
+      fs.writeFileSync(asset.file, 'corrupted mid-scrub');
+      await flagWithin(asset.row.hash, true, 5000);
+      expect(scrubbed).toBeUndefined();
+    } finally {
+      // Shrinking the huge files ends their reads, so the scrub (and the test) finishes.
+      for (const h of huge) fs.truncateSync(h.file, 0);
+    }
+    const started = Date.now();
+    while (!scrubbed && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
+    expect(scrubbed).toMatchObject({ checked: 3, corrupted: 3, missing: 0 });
+  }, 30_000);
+
   it('flags every asset of a deleted folder', async () => {
     const a = await storeAsset(t, 'a', { folder: 'gone-folder' });
     const b = await storeAsset(t, 'b', { folder: 'gone-folder/sub' });
