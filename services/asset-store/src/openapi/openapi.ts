@@ -53,6 +53,24 @@ const commonSchemas: Record<string, JsonObject> = {
   },
 };
 
+/** What any operation may answer: another method on its path (405), or a failure (500). */
+const sharedResponses = errorResponses({
+  405: 'Another method on this path (with `Allow`)',
+  500: 'Unexpected failure, logged; no detail in the body',
+});
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+
+function withSharedResponses(item: JsonObject): JsonObject {
+  return Object.fromEntries(
+    Object.entries(item).map(([key, value]) => {
+      if (!METHODS.has(key)) return [key, value];
+      const op = value as { responses?: JsonObject };
+      return [key, { ...op, responses: { ...sharedResponses, ...op.responses } }];
+    }),
+  );
+}
+
 /** Builds the OpenAPI 3.1 document from the features' path objects. */
 export function buildOpenApiDocument(
   version: string,
@@ -62,7 +80,7 @@ export function buildOpenApiDocument(
   const schemas: Record<string, JsonObject> = { ...commonSchemas };
   for (const feature of features) {
     for (const [path, item] of Object.entries(feature.paths)) {
-      paths[path] = { ...(paths[path] ?? {}), ...item };
+      paths[path] = { ...(paths[path] ?? {}), ...withSharedResponses(item) };
     }
     Object.assign(schemas, feature.schemas ?? {});
   }
