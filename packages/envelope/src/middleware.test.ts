@@ -4,7 +4,7 @@ import request from 'supertest';
 import { assetStoreError, handleRelayError, success, type ErrorRenderer } from './envelopes.js';
 import { AppError, errors } from './errors.js';
 import { errorHandler, methodNotAllowed, notFound } from './middleware.js';
-import { requestLogging } from './observability.js';
+import { requestLogging } from './request-logging.js';
 
 type LogLine = Record<string, unknown> & { level: number; msg?: string; err?: { stack?: string } };
 

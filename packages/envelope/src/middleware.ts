@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'exp
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
 import { AppError, errors, fromDatabaseError } from './errors.js';
+import { attachErrorToRequestLine } from './request-logging.js';
 
 interface BodyParserError {
   type?: string;
@@ -58,13 +59,13 @@ export function sendError(res: Response, err: AppError, render: ErrorRenderer): 
  * logged once with its stack and answered as a bare 500 (no stack, no SQL).
  */
 export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorRequestHandler {
-  return (err: unknown, req: Request, res: Response, _next) => {
+  return (err: unknown, _req: Request, res: Response, _next) => {
     let appError = toAppError(err);
     if (!appError) {
       // With request logging on, the error rides on the request's own log line (one line
       // per request, carrying the real stack); without it, it is logged here.
-      if (req.log) res.err = err instanceof Error ? err : new Error(String(err));
-      else logger.error({ err }, 'unhandled error');
+      const error = err instanceof Error ? err : new Error(String(err));
+      if (!attachErrorToRequestLine(res, error)) logger.error({ err }, 'unhandled error');
       appError = errors.internal();
     }
     if (res.headersSent) {

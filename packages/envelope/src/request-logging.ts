@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Level, Logger } from 'pino';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The request's pending log line, kept on its response until the response closes. */
+interface PendingLine {
+  id: string;
+  method: string;
+  url: string;
+  startedAt: number;
+  err?: Error;
+}
+
+const PENDING = Symbol('pendingRequestLine');
+type WithPendingLine = ServerResponse & { [PENDING]?: PendingLine };
+
+/**
+ * Puts an unexpected error on the request's own log line, so it is logged once with the
+ * request it broke. False when the request is not logged (no `requestLogging` in front).
+ */
+export function attachErrorToRequestLine(res: ServerResponse, err: Error): boolean {
+  const line = (res as WithPendingLine)[PENDING];
+  if (!line) return false;
+  line.err = err;
+  return true;
+}
+
+function levelFor(statusCode: number, err: Error | undefined): Level {
+  if (err || statusCode >= 500) return 'error';
+  return statusCode >= 400 ? 'warn' : 'info';
+}
+
+function writeLine(logger: Logger, req: Request, res: Response, line: PendingLine): void {
+  const level = levelFor(res.statusCode, line.err);
+  if (!logger.isLevelEnabled(level)) return;
+  const fields = {
+    req: { id: line.id, method: line.method, url: line.url },
+    res: { statusCode: res.statusCode },
+    responseTime: Date.now() - line.startedAt,
+  };
+  if (line.err || res.statusCode >= 500) {
+    const err = line.err ?? new Error(`failed with status code ${res.statusCode}`);
+    logger[level]({ ...fields, err }, 'request errored');
+    return;
+  }
+  const ended = !req.readableAborted && res.writableEnded;
+  logger[level](fields, ended ? 'request completed' : 'request aborted');
+}
+
+/**
+ * One log line per request carrying a request id: the client's `X-Request-Id` when it is a
+ * sane token, else a fresh UUID; echoed back on the response. Levels: error for 5xx and
+ * unexpected errors (with the error), warn for 4xx, info otherwise. Written by hand rather
+ * than with pino-http: no child logger, serializer pass or extra listeners per request,
+ * and nothing at all is built when the level is off.
+ */
+export function requestLogging(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    const line: PendingLine = { id, method: req.method, url: req.url, startedAt: Date.now() };
+    (res as WithPendingLine)[PENDING] = line;
+    // 'close' follows 'finish' on every response and also ends an aborted one: one listener.
+    res.once('close', () => writeLine(logger, req, res, line));
+    next();
+  };
+}
