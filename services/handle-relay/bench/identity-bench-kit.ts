@@ -82,10 +82,16 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** With BENCH_CPU_PROF=<folder>, each server child writes a V8 CPU profile there on exit. */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** Forks `bench-server.ts` in `mode` and waits for its port. */
 export async function startChild(mode: string, env: NodeJS.ProcessEnv): Promise<Child> {
   const proc = fork(path.join(import.meta.dirname, 'bench-server.ts'), [mode], {
-    execArgv: ['--conditions=source', '--import', 'tsx'],
+    execArgv: ['--conditions=source', '--import', 'tsx', ...profileArgs()],
     env: { ...process.env, ...env },
   });
   const port = await new Promise<number>((resolve, reject) => {
