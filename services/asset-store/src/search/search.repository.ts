@@ -102,6 +102,8 @@ export async function tagIndexKey(
   if (f.application !== undefined) keys.push(['application', f.application]);
   if (f.user !== undefined) keys.push(['user', f.user]);
   if (f.mimeType !== undefined) keys.push(['mime_type', f.mimeType]);
+  // One tag and nothing to weigh it against: no need to ask the counts.
+  if (keys.length === 1) return tags[0];
   const { rows } = await sql<{ dimension: string; value: string; n: number | string }>`
     select dimension, value, n from asset_count
     where (dimension, value) in (${sql.join(keys.map(([d, v]) => sql`(${d}, ${v})`))})
