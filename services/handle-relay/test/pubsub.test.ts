@@ -48,11 +48,14 @@ let store: DatabaseHandle<Database>;
 
 async function pgPubSub(
   connect: () => Promise<ListenClient> = () => store.pool!.connect(),
+  onRead: () => void = () => undefined,
 ): Promise<PubSub> {
   return createPostgresPubSub({
     connect,
-    readAfter: async (afterSeq, limit) =>
-      (await listAllMessagesAfter(store.db, afterSeq, limit)).map(toRelayed),
+    readAfter: async (afterSeq, limit) => {
+      onRead();
+      return (await listAllMessagesAfter(store.db, afterSeq, limit)).map(toRelayed);
+    },
     latestSeq: () => latestStoredSeq(store.db),
     logger,
   });
@@ -80,9 +83,9 @@ async function storeVia(
   return message;
 }
 
-/** An instance: its pub/sub and its writer. */
-async function instance(connect?: () => Promise<ListenClient>) {
-  const pubsub = await pgPubSub(connect);
+/** An instance: its pub/sub and its writer; `onRead` hears each read of the store. */
+async function instance(connect?: () => Promise<ListenClient>, onRead?: () => void) {
+  const pubsub = await pgPubSub(connect, onRead);
   const writer = new MessageWriter({ db: store.db, pubsub, logger });
   return {
     pubsub,
@@ -124,6 +127,34 @@ describeServer('LISTEN/NOTIFY across instances', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it('ignores a doorbell it rang itself (its writer hands those rows over) and reads on one rung by another', async () => {
+    let reads = 0;
+    const one = await instance(undefined, () => (reads += 1));
+    try {
+      const heard = recorder();
+      one.pubsub.subscribe('alice', heard);
+      await ensureHandle('alice');
+      // A row the writer did not hand over, so only a read of the store can deliver it.
+      const { rows } = await sql<{ seq: number }>`
+        insert into message (recipient, envelope, created_at)
+        values ('alice', '"direct"', now()) returning seq
+      `.execute(store.db);
+      const seq = rows[0]!.seq;
+      const ring = (sender: string) =>
+        sql`select pg_notify(${NOTIFY_CHANNEL}, ${`${sender}:${seq}`})`.execute(store.db);
+      await ring(one.pubsub.doorbell!.sender);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reads).toBe(0);
+      expect(heard.got).toEqual([]);
+      await ring('another-instance');
+      await waitFor(() => heard.got.length === 1, 'the row after another instance rang');
+      expect(heard.seqs).toEqual([seq]);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      await one.close();
     }
   });
 

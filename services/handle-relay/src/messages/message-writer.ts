@@ -142,6 +142,7 @@ export class MessageWriter {
   /** Hands stored rows to the streams, then answers the sends. */
   #handOn(batch: Pending[], outcome: BatchOutcome): void {
     if ('failed' in outcome) {
+      this.deps.pubsub.recheck();
       for (const send of batch) send.reject(outcome.failed);
       return;
     }
@@ -162,7 +163,7 @@ export class MessageWriter {
     const stored = await insertMessageBatch(
       this.deps.db,
       batch.map((p) => p.row),
-      this.deps.pubsub.notifyChannel,
+      this.deps.pubsub.doorbell,
     );
     if (
       stored.length !== batch.length ||

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { Doorbell } from '../pubsub/pubsub.port.js';
 import type { MessageRow, NewMessageRow } from './message.table.js';
 
 /** One advisory lock key for all message writing, across every instance. */
@@ -11,8 +12,8 @@ export type InsertedMessage = MessageRow & { has_push: boolean };
 /**
  * Stores a batch in one statement, which is its own transaction: it takes the global
  * message-writing lock first, numbers the rows in the order given (volatile sequence
- * defaults are computed after the sort, hence after the lock), and, given a channel,
- * notifies it of the batch's last seq at commit. The lock is released only after the
+ * defaults are computed after the sort, hence after the lock), and, given a doorbell,
+ * notifies its channel of the sender and the batch's last seq at commit. The lock is released only after the
  * commit, so batches are numbered and become visible in one order across instances: a
  * reader never sees seq n+1 before seq n. Rows come back ascending by seq, each with
  * whether its recipient has push subscriptions. An unknown recipient fails the foreign
@@ -21,13 +22,13 @@ export type InsertedMessage = MessageRow & { has_push: boolean };
 export async function insertMessageBatch(
   db: Kysely<Database>,
   rows: readonly (Omit<NewMessageRow, 'seq'> & { created_at: Date })[],
-  notifyChannel: string | undefined,
+  doorbell: Doorbell | undefined,
 ): Promise<InsertedMessage[]> {
   const recipients = rows.map((r) => r.recipient);
   const envelopes = rows.map((r) => r.envelope);
   const times = rows.map((r) => r.created_at.toISOString());
-  const notify = notifyChannel
-    ? sql`, (select pg_notify(${notifyChannel}, max(seq)::text) from inserted) as notified`
+  const notify = doorbell
+    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:`} || max(seq)) from inserted) as notified`
     : sql``;
   const { rows: stored } = await sql<InsertedMessage>`
     with locked as materialized (select pg_advisory_xact_lock(${WRITE_LOCK_KEY})),

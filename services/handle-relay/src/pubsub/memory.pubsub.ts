@@ -8,10 +8,12 @@ import type { PubSub } from './pubsub.port.js';
 export function createMemoryPubSub(): PubSub {
   const listeners = new ListenerRegistry();
   return {
-    notifyChannel: undefined,
+    doorbell: undefined,
     deliver: (messages) => {
       for (const m of messages) listeners.deliver(m.recipient, m);
     },
+    // The embedded database runs in this process: a failed statement committed nothing.
+    recheck: () => undefined,
     subscribe: (handle, listener) => listeners.add(handle, listener),
     close: () => Promise.resolve(),
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
@@ -41,14 +42,16 @@ function detach(c: ListenClient): void {
 /**
  * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global
  * lock, so rows become visible in seq order with no gap. Each instance therefore keeps a
- * single cursor, `lastSeen`: its own batches advance it when they directly follow it, and a
- * notification (carrying only the batch's last seq), a reconnect, or an own batch that
- * follows unread rows makes it read the rows above the cursor and hand them to its local
- * streams. A row is dispatched only when above the cursor, so no row goes out twice,
+ * single cursor, `lastSeen`: its own batches advance it when they directly follow it, and
+ * another instance's notification (carrying only the batch's last seq), a reconnect, or an
+ * own batch that follows unread rows makes it read the rows above the cursor and hand them
+ * to its local streams. Its own notifications are ignored: the writer hands those rows over
+ * itself, and reading them back would cost a query per batch. A row is dispatched only when above the cursor, so no row goes out twice,
  * whichever of the doorbell, the reader and the writer comes first.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
   const listeners = new ListenerRegistry();
+  const sender = randomUUID();
   let lastSeen = await deps.latestSeq();
   let bellRang = false;
   let catchingUp: Promise<void> | undefined;
@@ -95,12 +98,15 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
 
   const onNotification = (n: { channel: string; payload?: string }): void => {
     if (n.channel !== NOTIFY_CHANNEL) return;
-    const seq = Number(n.payload);
-    if (!Number.isSafeInteger(seq)) {
-      deps.logger.warn({ payload: n.payload?.slice(0, 200) }, 'ignored a malformed notification');
+    const payload = n.payload ?? '';
+    const colon = payload.lastIndexOf(':');
+    const seq = Number(payload.slice(colon + 1));
+    if (colon < 1 || !Number.isSafeInteger(seq)) {
+      deps.logger.warn({ payload: payload.slice(0, 200) }, 'ignored a malformed notification');
       return;
     }
-    want(seq);
+    // This instance's own batches reach its listeners from the writer.
+    if (payload.slice(0, colon) !== sender) want(seq);
   };
 
   const scheduleReconnect = (): void => {
@@ -152,7 +158,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    notifyChannel: NOTIFY_CHANNEL,
+    doorbell: { channel: NOTIFY_CHANNEL, sender },
     deliver: (messages) => {
       // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
       // committed row or to none ever (a failed batch). When the batch does not directly
@@ -162,6 +168,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
       if (first && first.seq - 1 > lastSeen) want(Infinity);
       else dispatch(messages);
     },
+    recheck: () => want(Infinity),
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
       closed = true;

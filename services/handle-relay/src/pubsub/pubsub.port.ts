@@ -6,19 +6,32 @@ export interface PubSubListener {
   message(message: RelayedMessage): void;
 }
 
+/** Where a batch statement rings the other instances at commit, and who is ringing. */
+export interface Doorbell {
+  /** The NOTIFY channel every instance listens on. */
+  channel: string;
+  /** This instance's id; the payload is `<sender>:<last seq>`, so it ignores its own rings. */
+  sender: string;
+}
+
 /**
  * Fan-out of stored messages to the live streams of every instance. The writer's batch
- * statement notifies `notifyChannel` of its last seq at commit, then hands the committed
+ * statement rings the `doorbell` with its last seq at commit, then hands the committed
  * rows to this instance's streams (`deliver`); other instances read them from the store.
  */
 export interface PubSub {
-  /** The NOTIFY channel other instances listen on; none when there is only this one. */
-  readonly notifyChannel: string | undefined;
+  /** How other instances hear of a batch; none when there is only this one. */
+  readonly doorbell: Doorbell | undefined;
   /**
    * Hands one batch this instance committed (consecutive seqs, ascending) to its local
    * listeners, after any earlier row they have not heard yet.
    */
   deliver(messages: readonly RelayedMessage[]): void;
+  /**
+   * A batch statement of this instance failed, perhaps after its commit (a lost
+   * connection): its rows, if stored, reach the local listeners from the store.
+   */
+  recheck(): void;
   /** Registers a listener for one handle; returns its unsubscribe. */
   subscribe(handle: string, listener: PubSubListener): () => void;
   close(): Promise<void>;
