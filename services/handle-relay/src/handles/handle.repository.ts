@@ -23,6 +23,24 @@ export async function insertHandle(db: Kysely<Database>, row: NewHandleRow): Pro
   return db.insertInto('handle').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/**
+ * Inserts many new handles in one statement, skipping rows whose handle or primary is
+ * taken (by a stored row or an earlier row of the same statement); returns the handles
+ * stored.
+ */
+export async function insertHandlesSkippingTaken(
+  db: Kysely<Database>,
+  rows: readonly NewHandleRow[],
+): Promise<string[]> {
+  const stored = await db
+    .insertInto('handle')
+    .values([...rows])
+    .onConflict((oc) => oc.doNothing())
+    .returning('handle')
+    .execute();
+  return stored.map((r) => r.handle);
+}
+
 /** Replaces the proofs of one handle; returns whether a row was updated. */
 export async function setProofs(
   db: Kysely<Database>,

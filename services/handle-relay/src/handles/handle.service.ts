@@ -15,6 +15,7 @@ import {
 } from './handle-rules.js';
 import * as repo from './handle.repository.js';
 import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
+import { HandleWriter } from './handle-writer.js';
 import { HANDLE_PKEY, HANDLE_PRIMARY_UNIQUE, type HandleRow } from './handle.table.js';
 import { verifyRegistration } from './registration.js';
 
@@ -32,6 +33,7 @@ export type HandleService = ReturnType<typeof createHandleService>;
 export function createHandleService(deps: HandleServiceDeps) {
   const { db, config, now } = deps;
   const record = (row: HandleRow): HandleRecord => toHandleRecord(row, config);
+  const writer = new HandleWriter(db);
 
   return {
     /**
@@ -41,14 +43,10 @@ export function createHandleService(deps: HandleServiceDeps) {
     async register(rawBody: unknown): Promise<HandleRecord> {
       const nowMs = now();
       const { handle, primary } = verifyRegistration(parseJsonBody(rawBody), config.server, nowMs);
+      const row = { handle, primary_key: primary, registered_at: new Date(nowMs), proofs: [] };
+      if (await writer.tryInsert(row)) return record(row);
       try {
-        const row = await repo.insertHandle(db, {
-          handle,
-          primary_key: primary,
-          registered_at: new Date(nowMs),
-          proofs: [],
-        });
-        return record(row);
+        return record(await repo.insertHandle(db, row));
       } catch (err) {
         if (isUniqueViolation(err, HANDLE_PKEY)) throw relayErrors.handleTaken(handle);
         if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();

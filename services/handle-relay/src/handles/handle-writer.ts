@@ -1,0 +1,86 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import { insertHandlesSkippingTaken } from './handle.repository.js';
+import type { NewHandleRow } from './handle.table.js';
+
+/** Registrations written per statement. */
+const MAX_BATCH = 128;
+/** Batch statements under way at once; each is its own transaction and WAL flush. */
+const MAX_STATEMENTS_IN_FLIGHT = 2;
+
+interface Pending {
+  row: NewHandleRow;
+  resolve: (stored: boolean) => void;
+}
+
+/**
+ * Writes concurrent registrations as one multi-row insert that skips any row whose handle
+ * or primary is taken, so under load a registration costs a fraction of a round trip and
+ * of a commit. `tryInsert` answers true only when this very row was stored (a handle
+ * appears at most once per statement, so the returned handles say exactly which rows
+ * went in); false means "not stored by the batch": the caller then inserts the row alone,
+ * where the unique constraints name the conflict (or the row goes in after all). A
+ * registration is acknowledged only after the statement that stored it committed.
+ */
+export class HandleWriter {
+  #queue: Pending[] = [];
+  #inFlight = 0;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Stores `row` with others of the moment; false when the batch did not store it. */
+  tryInsert(row: NewHandleRow): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      this.#queue.push({ row, resolve });
+      this.#fill();
+    });
+  }
+
+  #fill(): void {
+    while (this.#queue.length > 0 && this.#inFlight < MAX_STATEMENTS_IN_FLIGHT) {
+      const batch = this.#takeBatch();
+      this.#inFlight += 1;
+      void this.#write(batch).finally(() => {
+        this.#inFlight -= 1;
+        this.#fill();
+      });
+    }
+  }
+
+  /**
+   * The next rows, each handle and each primary at most once; a repeat is answered false
+   * at once (its alone insert meets the constraint, or wins if the batch row loses).
+   */
+  #takeBatch(): Pending[] {
+    const taken = this.#queue.splice(0, MAX_BATCH);
+    const handles = new Set<string>();
+    const primaries = new Set<string>();
+    const batch: Pending[] = [];
+    for (const p of taken) {
+      if (handles.has(p.row.handle) || primaries.has(p.row.primary_key)) {
+        p.resolve(false);
+        continue;
+      }
+      handles.add(p.row.handle);
+      primaries.add(p.row.primary_key);
+      batch.push(p);
+    }
+    return batch;
+  }
+
+  /** Never rejects: a failed statement answers false to all, each then tries alone. */
+  async #write(batch: Pending[]): Promise<void> {
+    let stored: ReadonlySet<string>;
+    try {
+      stored = new Set(
+        await insertHandlesSkippingTaken(
+          this.db,
+          batch.map((p) => p.row),
+        ),
+      );
+    } catch {
+      stored = new Set();
+    }
+    for (const p of batch) p.resolve(stored.has(p.row.handle));
+  }
+}
