@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';
@@ -65,6 +67,46 @@ describe('a failure after the upload arrived', () => {
       expect(storedFiles({ ...t, storageRoot: t.storage.layout.meta })).toEqual([]);
     } finally {
       await sql`drop trigger refuse on asset`.execute(t.index.db);
+    }
+  });
+
+  it('fails only the ingest whose row the index refuses, among concurrent ones', async () => {
+    await sql`
+      create function refuse_tagged() returns trigger language plpgsql as
+      $$ begin
+        if 'refused' = any(new.tags) then raise exception 'index refuses'; end if;
+        return new;
+      end $$
+    `.execute(t.index.db);
+    await sql`create trigger refuse before insert on asset for each row execute function refuse_tagged()`.execute(
+      t.index.db,
+    );
+    try {
+      // Concurrent rows share insert statements; the refused one must not take others along.
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          request(t.app)
+            .post('/api/v1/can/0/ingest')
+            .field('tags', i === 5 ? 'refused' : 'kept')
+            .attach('file', Buffer.from(`content ${i}`), `f${i}.txt`),
+        ),
+      );
+      expect(results.map((r) => r.status)).toEqual(
+        Array.from({ length: 12 }, (_, i) => (i === 5 ? 500 : 200)),
+      );
+      expect(results[5]!.body).toEqual({ status: 'error', error: 'internal error' });
+      const kept = results
+        .filter((_, i) => i !== 5)
+        .map((r) => (r.body as { data: { filename: string } }).data.filename)
+        .sort();
+      expect(storedFiles(t)).toEqual(kept);
+      expect(await rowCount(t)).toBe(11);
+      expect(tmpFiles(t)).toEqual([]);
+    } finally {
+      await sql`drop trigger refuse on asset`.execute(t.index.db);
+      await sql`drop function refuse_tagged()`.execute(t.index.db);
+      await t.index.db.deleteFrom('asset').execute();
+      for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
     }
   });
 });

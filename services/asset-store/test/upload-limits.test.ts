@@ -1,18 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createLogger } from '@svc/envelope';
 import request from 'supertest';
+import { createApp } from '../src/app.js';
 import { ingestFile, rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
-let server: http.Server;
 beforeAll(async () => {
   t = await createTestApp('upload_limits', { max_upload_bytes: 1000 });
-  server = http.createServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
   await t.close();
 });
 
@@ -55,29 +53,94 @@ describe('upload limits and aborted uploads', () => {
   it('leaves no file, no row and nothing in .tmp when the client dies mid-body', async () => {
     const files = storedFiles(t);
     const rows = await rowCount(t);
-    const boundary = 'x-boundary-1';
-    const head =
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n';
-    const { port } = server.address() as AddressInfo;
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      method: 'POST',
-      path: '/api/v1/can/0/ingest',
-      headers: {
-        'Content-Type': `multipart/form-data; boundary=${boundary}`,
-        'Content-Length': String(head.length + 900 + 100),
+    let partStarted = false;
+    // The same world, with a clock that tells when the part began (its timestamp is issued).
+    const app = createApp({
+      config: t.config,
+      storage: t.storage,
+      clock: () => {
+        partStarted = true;
+        return Date.now();
       },
+      db: t.index.db,
+      ping: t.index.ping,
+      logger: createLogger('t', 'silent'),
+      version: '0.1.0',
     });
-    req.on('error', () => undefined);
-    req.write(head);
-    req.write(Buffer.alloc(500, 3));
-    // Wait until the part is being staged, then kill the connection.
-    await eventually(() => tmpFiles(t).length === 1);
-    req.destroy();
-    await eventually(() => tmpFiles(t).length === 0);
-    expect(storedFiles(t)).toEqual(files);
-    expect(await rowCount(t)).toBe(rows);
+    const { port, closed, stop } = await listen(app);
+    try {
+      const req = startUpload(port, 1000);
+      req.write(Buffer.alloc(500, 3));
+      await eventually(() => partStarted);
+      req.destroy();
+      await closed;
+      // Small parts are gathered before their file exists: give a stray write time to show.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(tmpFiles(t)).toEqual([]);
+      expect(storedFiles(t)).toEqual(files);
+      expect(await rowCount(t)).toBe(rows);
+    } finally {
+      await stop();
+    }
   });
 });
+
+describe('an upload killed while its part is being written to .tmp', () => {
+  let big: TestApp;
+  beforeAll(async () => {
+    big = await createTestApp('upload_killed');
+  });
+  afterAll(async () => {
+    await big.close();
+  });
+
+  it('leaves no file, no row and nothing in .tmp', async () => {
+    const { port, stop } = await listen(big.app);
+    try {
+      const req = startUpload(port, 1 << 20);
+      req.write(Buffer.alloc(256 << 10, 3));
+      // Past the small-upload buffer, the part is streamed to a file under .tmp/.
+      await eventually(() => tmpFiles(big).length === 1);
+      req.destroy();
+      await eventually(() => tmpFiles(big).length === 0);
+      expect(storedFiles(big)).toEqual([]);
+      expect(await rowCount(big)).toBe(0);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+/** Serves `app` on a free port; `closed` resolves once the first connection has closed. */
+async function listen(
+  app: http.RequestListener,
+): Promise<{ port: number; closed: Promise<void>; stop: () => Promise<void> }> {
+  const server = http.createServer(app);
+  const closed = new Promise<void>((resolve) =>
+    server.once('connection', (socket) => socket.once('close', () => resolve())),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, closed, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A multipart upload whose `file` part announces `size` bytes; the caller writes them. */
+function startUpload(port: number, size: number): http.ClientRequest {
+  const boundary = 'x-boundary-1';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n` +
+    'Content-Type: application/octet-stream\r\n\r\n';
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/api/v1/can/0/ingest',
+    headers: {
+      'Content-Type': `multipart/form-data; boundary=${boundary}`,
+      'Content-Length': String(head.length + size + 100),
+    },
+  });
+  req.on('error', () => undefined);
+  req.write(head);
+  return req;
+}

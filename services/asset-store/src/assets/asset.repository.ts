@@ -7,6 +7,11 @@ export async function insertAsset(db: Kysely<Database>, row: NewAssetRow): Promi
   await db.insertInto('asset').values(row).execute();
 }
 
+/** Inserts several asset rows in one statement (all or none). */
+export async function insertAssets(db: Kysely<Database>, rows: NewAssetRow[]): Promise<void> {
+  await db.insertInto('asset').values(rows).execute();
+}
+
 /** The row with this (lowercase) hash, if any. */
 export async function findAssetByHash(
   db: Kysely<Database>,

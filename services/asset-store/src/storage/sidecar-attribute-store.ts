@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { discardFile } from './staged-file.js';
@@ -56,7 +57,18 @@ export class SidecarAttributeStore implements AttributeStore {
     }
   }
 
-  async remove(file: string): Promise<void> {
-    await discardFile(this.sidecarPath(file));
+  /**
+   * Synchronous: every native write ends here and almost always finds no sidecar, and one
+   * quick unlink costs less than a thread-pool round trip (sidecars are small files).
+   */
+  remove(file: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      try {
+        fsSync.unlinkSync(this.sidecarPath(file));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+      resolve();
+    });
   }
 }

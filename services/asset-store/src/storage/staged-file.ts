@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -24,11 +25,17 @@ export interface SizeLimit {
 }
 
 /**
+ * Uploads up to this size are gathered (the source hands them over in a chunk or two) and
+ * written in one go: a thread-pool round trip costs more CPU than the small write itself.
+ */
+const SMALL_UPLOAD_BYTES = 64 << 10;
+
+/**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the hash is fed the
- * timestamp first), never holding more than one chunk (plus the source's own buffer) in
- * memory. The caller fsyncs once the attributes are on the file too. On any failure, the
- * source erroring or the limit being passed included, the partial file is removed and the
- * error rethrown; a stream source is destroyed.
+ * timestamp first), never holding more than 64 KiB of it (plus the source's own buffer)
+ * in memory. The caller fsyncs once the attributes are on the file too. On any failure,
+ * the source erroring or the limit being passed included, the partial file is removed and
+ * the error rethrown; a stream source is destroyed.
  *
  * A plain loop rather than stream.pipeline: for small uploads the pipeline's machinery
  * cost more CPU than the write itself.
@@ -43,10 +50,12 @@ export async function stageStream(
   const hash = createAssetHash(timestamp);
   let head = Buffer.alloc(0);
   let size = 0;
-  const handle = await fs.open(tmpPath, 'wx');
+  // Until the content outgrows SMALL_UPLOAD_BYTES it stays here and no file exists yet.
+  let gathered: Buffer[] = [];
+  let handle: fs.FileHandle | undefined;
   let abandoned = false;
   const abandon = async (): Promise<void> => {
-    if (abandoned) return;
+    if (abandoned || !handle) return;
     abandoned = true;
     await handle.close();
     await discardFile(tmpPath);
@@ -59,6 +68,15 @@ export async function stageStream(
         hash.update(chunk);
         if (head.length < HEAD_BYTES) {
           head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+        }
+        if (!handle && size <= SMALL_UPLOAD_BYTES) {
+          gathered.push(chunk);
+          continue;
+        }
+        if (!handle) {
+          handle = await fs.open(tmpPath, 'wx');
+          for (const earlier of gathered) await writeAll(handle, earlier);
+          gathered = [];
         }
         await writeAll(handle, chunk);
       } catch (err) {
@@ -74,8 +92,30 @@ export async function stageStream(
     await abandon();
     throw err;
   }
-  await handle.close();
+  if (handle) await handle.close();
+  else writeSmallFile(tmpPath, gathered);
   return { tmpPath, timestamp, hash: hash.digest('hex'), size, head };
+}
+
+/**
+ * Creates `file` holding `chunks`, synchronously: a create and a page-cache copy of at
+ * most SMALL_UPLOAD_BYTES take microseconds, less than queueing them on the thread pool.
+ * A failure leaves no file.
+ */
+function writeSmallFile(file: string, chunks: Buffer[]): void {
+  const fd = fsSync.openSync(file, 'wx');
+  try {
+    for (const chunk of chunks) {
+      for (let offset = 0; offset < chunk.length; ) {
+        offset += fsSync.writeSync(fd, chunk, offset, chunk.length - offset);
+      }
+    }
+  } catch (err) {
+    fsSync.closeSync(fd);
+    fsSync.rmSync(file, { force: true });
+    throw err;
+  }
+  fsSync.closeSync(fd);
 }
 
 /** One write may be short; keep going until the whole chunk is on its way to the disk. */
@@ -96,28 +136,19 @@ export async function stageBuffer(
   return stageStream(tmpDir, timestamp, [content]);
 }
 
-/** fsync on a file: its content, size and attributes reach the disk. */
+/**
+ * fsync on a file: its content, size and attributes reach the disk. Only the fsync, the
+ * one step that waits for the disk, goes to the thread pool; opening and closing an
+ * existing file are quick syscalls.
+ */
 export async function fsyncFile(file: string): Promise<void> {
-  const handle = await fs.open(file, 'r+');
+  const fd = fsSync.openSync(file, 'r+');
   try {
-    await handle.sync();
+    await new Promise<void>((resolve, reject) =>
+      fsSync.fsync(fd, (err) => (err ? reject(err) : resolve())),
+    );
   } finally {
-    await handle.close();
-  }
-}
-
-/** fsync on a folder: makes a rename or unlink in it durable (a no-op where unsupported). */
-export async function fsyncDirectory(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, 'r');
-    await handle.sync();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // Windows cannot open or fsync folders; the rename is as durable as it gets there.
-    if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL') throw err;
-  } finally {
-    await handle?.close();
+    fsSync.closeSync(fd);
   }
 }
 
