@@ -23,6 +23,7 @@ import { healthRoutes } from './health/health.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchRoutes } from './search/search.routes.js';
 import type { AssetStorage } from './storage/asset-storage.js';
+import type { OwnRenames } from './storage/own-renames.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   thumbnailRenderer?: ThumbnailRenderer;
   /** The verifier `main.ts` also runs in the background; built here when absent. */
   verifier?: Verifier;
+  /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
+  ownRenames?: OwnRenames;
 }
 
 function adminDeps(deps: AppDeps) {
@@ -84,7 +87,12 @@ export function createApp(deps: AppDeps): Express {
     API_BASE,
     assetRoutes({
       assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
-      ingest: new IngestService({ db: deps.db, storage: deps.storage, timestamps }),
+      ingest: new IngestService({
+        db: deps.db,
+        storage: deps.storage,
+        timestamps,
+        ownRenames: deps.ownRenames,
+      }),
       tmpDir: deps.storage.layout.tmp,
       maxUploadBytes: deps.config.max_upload_bytes,
       maxJsonBytes: deps.config.max_json_bytes,

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openIndex, targetFor } from './db/database.js';
 import { openAssetStorage } from './storage/asset-storage.js';
+import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
 import { startVerifier } from './verifier/verifier.worker.js';
@@ -39,8 +40,10 @@ async function main(): Promise<void> {
     errorThreshold: config.rebuild_error_threshold,
   }).rebuildIfEmpty();
   const verifier = new Verifier({ db: index.db, layout, attributes, logger });
+  const ownRenames = new OwnRenames();
   const app = createApp({
     verifier,
+    ownRenames,
     config,
     storage,
     clock: Date.now,
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
   const worker = startVerifier({
     verifier,
     root: layout.root,
+    ownRenames,
     intervalHours: config.verify_interval_hours,
     logger,
   });

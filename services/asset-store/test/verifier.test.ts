@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
+import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
+import { OwnRenames } from '../src/storage/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { startVerifier, type VerifierWorker } from '../src/verifier/verifier.worker.js';
+import { ingestFile } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -174,5 +177,43 @@ describe('watching the storage root', () => {
     expect(checked).toEqual([]);
     await verifier.verifyPaths([path.basename(asset.file)]);
     expect(checked).toEqual([asset.row.hash]);
+  });
+
+  it('skips the echo of a file the service just stored, yet flags a change right after', async () => {
+    const ownRenames = new OwnRenames();
+    const app = createApp({
+      config: t.config,
+      storage: t.storage,
+      clock: Date.now,
+      db: t.index.db,
+      ping: t.index.ping,
+      logger,
+      version: '0.1.0',
+      verifier,
+      ownRenames,
+    });
+    const checked: string[] = [];
+    const verifyAsset = verifier.verifyAsset.bind(verifier);
+    verifier.verifyAsset = (row, lane) => {
+      checked.push(row.hash);
+      return verifyAsset(row, lane);
+    };
+    const debounce = { quietMs: 50, maxWaitMs: 200 };
+    worker = startVerifier({
+      verifier,
+      root: t.storageRoot,
+      intervalHours: 0,
+      logger,
+      debounce,
+      ownRenames,
+    });
+    await worker.ready;
+    const stored = await ingestFile(app, 'fresh bytes', 'fresh.txt');
+    // Well past the debounce: a reported change would have been checked by now.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(checked).toEqual([]);
+    fs.writeFileSync(path.join(t.storageRoot, stored.filename), 'tampered');
+    await flagWithin(stored.hash, true, 5000);
+    expect(checked).toContain(stored.hash);
   });
 });

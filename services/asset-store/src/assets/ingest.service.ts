@@ -9,6 +9,7 @@ import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
 import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
 import { FolderSync } from '../storage/folder-sync.js';
+import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, fsyncFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
 import { deleteAsset } from './asset.repository.js';
@@ -27,6 +28,8 @@ export interface IngestDeps {
   db: Kysely<Database>;
   storage: AssetStorage;
   timestamps: TimestampIssuer;
+  /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
+  ownRenames?: OwnRenames;
 }
 
 /** An upload the storage engine has staged, with the part's own file name. */
@@ -128,6 +131,7 @@ export class IngestService {
       fs.renameSync(staged.tmpPath, readyPath);
       await attributes.write(readyPath, attrs);
       await fsyncFile(readyPath);
+      this.deps.ownRenames?.announce(filename);
       fs.renameSync(readyPath, finalPath);
     } catch (err) {
       await attributes.remove(readyPath).catch(() => undefined);

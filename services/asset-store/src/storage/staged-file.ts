@@ -3,7 +3,11 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { createAssetHash } from '../assets/content-hash.js';
+
+/** A plain file descriptor (no FileHandle), so the quick steps after it can be synchronous. */
+const openFile = promisify(fsSync.open);
 
 /** Enough leading bytes for file-type to recognise any format it knows. */
 const HEAD_BYTES = 4100;
@@ -93,20 +97,21 @@ export async function stageStream(
     throw err;
   }
   if (handle) await handle.close();
-  else writeSmallFile(tmpPath, gathered);
+  else await writeSmallFile(tmpPath, gathered);
   return { tmpPath, timestamp, hash: hash.digest('hex'), size, head };
 }
 
 /**
- * Creates `file` holding `chunks`, synchronously: a create and a page-cache copy of at
- * most SMALL_UPLOAD_BYTES take microseconds, less than queueing them on the thread pool.
+ * Creates `file` holding `chunks`. Creating a file can be slow (inode allocation, the
+ * journal), so that goes to the thread pool; the page-cache copy of at most
+ * SMALL_UPLOAD_BYTES and the close take microseconds, less than a round trip there.
  * A failure leaves no file.
  */
-function writeSmallFile(file: string, chunks: Buffer[]): void {
-  const fd = fsSync.openSync(file, 'wx');
+async function writeSmallFile(file: string, chunks: Buffer[]): Promise<void> {
+  const fd = await openFile(file, 'wx');
   try {
     for (const chunk of chunks) {
-      for (let offset = 0; offset < chunk.length; ) {
+      for (let offset = 0; offset < chunk.length;) {
         offset += fsSync.writeSync(fd, chunk, offset, chunk.length - offset);
       }
     }

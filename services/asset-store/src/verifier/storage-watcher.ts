@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { isInternal } from '../storage/layout.js';
+import type { OwnRenames } from '../storage/own-renames.js';
 
 /** A running watch; `close` stops it and drops pending changes. */
 export interface StorageWatch {
@@ -30,6 +31,7 @@ class FolderTreeWatch {
     private readonly root: string,
     private readonly onPath: (relative: string) => void,
     private readonly logger: Pick<Logger, 'warn'>,
+    private readonly ownRenames?: OwnRenames,
   ) {}
 
   async watchTree(dir: string): Promise<void> {
@@ -38,7 +40,9 @@ class FolderTreeWatch {
     if (relative !== '' && isInternal(relative)) return;
     let watcher: fs.FSWatcher;
     try {
-      watcher = fs.watch(dir, { persistent: false }, (_event, name) => this.#changed(dir, name));
+      watcher = fs.watch(dir, { persistent: false }, (event, name) =>
+        this.#changed(dir, event, name),
+      );
     } catch (err) {
       this.logger.warn({ err, dir }, 'cannot watch folder; periodic scrubs still cover it');
       return;
@@ -57,10 +61,12 @@ class FolderTreeWatch {
     );
   }
 
-  #changed(dir: string, name: string | Buffer | null): void {
+  #changed(dir: string, event: fs.WatchEventType, name: string | Buffer | null): void {
     const absolute = name ? path.join(dir, name.toString()) : dir;
     const relative = path.relative(this.root, absolute);
     if (relative === '' || isInternal(relative)) return;
+    // A file the service just renamed into place: neither a change nor a folder.
+    if (event === 'rename' && this.ownRenames?.consume(relative)) return;
     this.onPath(relative);
     fs.stat(absolute, (err, stat) => {
       if (err) this.#forgetUnder(absolute);
@@ -94,6 +100,7 @@ export function watchStorage(
   onChanges: (relativePaths: Set<string>) => void,
   logger: Pick<Logger, 'warn'>,
   times: DebounceTimes = { quietMs: 300, maxWaitMs: 1500 },
+  ownRenames?: OwnRenames,
 ): StorageWatch {
   let pending = new Set<string>();
   let quiet: NodeJS.Timeout | undefined;
@@ -117,6 +124,7 @@ export function watchStorage(
       deadline ??= setTimeout(flush, times.maxWaitMs);
     },
     logger,
+    ownRenames,
   );
 
   return {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { OwnRenames } from '../storage/own-renames.js';
 import { watchStorage, type StorageWatch } from './storage-watcher.js';
 import type { Verifier } from './verifier.service.js';
 
@@ -6,6 +7,8 @@ import type { Verifier } from './verifier.service.js';
 export interface VerifierWorkerOptions {
   verifier: Verifier;
   root: string;
+  /** Renames the service announced: their watch events are its own echo, not changes. */
+  ownRenames?: OwnRenames;
   /** Hours between full scrubs; 0 turns the periodic scrub off. */
   intervalHours: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -50,6 +53,7 @@ export function startVerifier(options: VerifierWorkerOptions): VerifierWorker {
     (paths) => void track(verifier.verifyPaths(paths)),
     logger,
     options.debounce,
+    options.ownRenames,
   );
   scrub('start-up');
   // Node timers overflow past 2^31-1 ms (about 24.8 days) and would fire at once instead.
