@@ -4,7 +4,8 @@ import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage } from './message.model.js';
-import { insertMessageBatch, type InsertedMessage } from './message.repository.js';
+import { insertMessageBatch } from './message.repository.js';
+import type { MessageRow } from './message.table.js';
 
 /** Sends written per statement, and about how much envelope text one statement may carry. */
 const MAX_BATCH_SENDS = 256;
@@ -47,7 +48,10 @@ function isForeignKeyViolation(err: unknown): boolean {
 }
 
 /** What became of one batch: stored, refused, or put back to be retried send by send. */
-type BatchOutcome = { stored: InsertedMessage[] } | { failed: unknown } | { requeued: true };
+type BatchOutcome = { stored: StoredRow[] } | { failed: unknown } | { requeued: true };
+
+/** A row as stored, and whether its recipient has push subscriptions. */
+type StoredRow = MessageRow & { has_push: boolean };
 
 /**
  * This instance's one writer of messages. Sends queue here and are stored in batches: per
@@ -159,7 +163,7 @@ export class MessageWriter {
     );
   }
 
-  async #store(batch: Pending[]): Promise<InsertedMessage[]> {
+  async #store(batch: Pending[]): Promise<StoredRow[]> {
     const stored = await insertMessageBatch(
       this.deps.db,
       batch.map((p) => p.row),
@@ -171,6 +175,6 @@ export class MessageWriter {
     ) {
       throw new Error('stored messages do not match the batch order');
     }
-    return stored;
+    return stored.map(({ seq, has_push }, i) => ({ ...batch[i]!.row, seq, has_push }));
   }
 }

@@ -6,8 +6,8 @@ import type { MessageRow, NewMessageRow } from './message.table.js';
 /** One advisory lock key for all message writing, across every instance. */
 const WRITE_LOCK_KEY = sql`hashtext('handle_relay.message_writer')`;
 
-/** A stored message, and whether its recipient has push subscriptions to notify. */
-export type InsertedMessage = MessageRow & { has_push: boolean };
+/** Where a message was stored, and whether its recipient has push subscriptions to notify. */
+export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push: boolean };
 
 /**
  * Stores a batch in one statement, which is its own transaction: it takes the global
@@ -15,9 +15,10 @@ export type InsertedMessage = MessageRow & { has_push: boolean };
  * defaults are computed after the sort, hence after the lock), and, given a doorbell,
  * notifies its channel of the sender and the batch's last seq at commit. The lock is released only after the
  * commit, so batches are numbered and become visible in one order across instances: a
- * reader never sees seq n+1 before seq n. Rows come back ascending by seq, each with
- * whether its recipient has push subscriptions. An unknown recipient fails the foreign
- * key for the whole batch.
+ * reader never sees seq n+1 before seq n. Seqs and recipients come back ascending by seq
+ * (not the envelopes: the caller has them, and echoing up to 4 MiB back would double the
+ * traffic), each with whether its recipient has push subscriptions. An unknown recipient
+ * fails the foreign key for the whole batch.
  */
 export async function insertMessageBatch(
   db: Kysely<Database>,
@@ -39,9 +40,9 @@ export async function insertMessageBatch(
         unnest(${recipients}::text[], ${envelopes}::text[], ${times}::text[])
           with ordinality as t(r, e, c, n)
       order by t.n
-      returning seq, recipient, envelope, created_at
+      returning seq, recipient
     )
-    select inserted.seq, inserted.recipient, inserted.envelope, inserted.created_at,
+    select inserted.seq, inserted.recipient,
       exists (select 1 from push_subscription p where p.handle = inserted.recipient) as has_push
       ${notify}
     from inserted
