@@ -10,7 +10,7 @@ export interface RelayedMessage {
   createdAt: string;
 }
 
-/** The one mapper from a stored row to the relayed form. */
+/** A stored row in the relayed form. */
 export function toRelayed(row: MessageRow): RelayedMessage {
   return {
     seq: row.seq,
@@ -18,6 +18,14 @@ export function toRelayed(row: MessageRow): RelayedMessage {
     envelopeJson: row.envelope,
     createdAt: row.created_at.toISOString(),
   };
+}
+
+/** An inbox row of `recipient` (its timestamp formatted by the query) in the relayed form. */
+export function inboxToRelayed(
+  recipient: string,
+  row: { seq: number; envelope: string; created_at: string },
+): RelayedMessage {
+  return { seq: row.seq, recipient, envelopeJson: row.envelope, createdAt: row.created_at };
 }
 
 /** A message as JSON text `{seq, envelope, created_at}`, the envelope spliced in verbatim. */

@@ -128,15 +128,24 @@ export async function deleteMessagesBefore(
   return Number(res.numDeletedRows);
 }
 
+/** One inbox message as read: the timestamp already RFC 3339 UTC with milliseconds. */
+export interface InboxRow {
+  seq: number;
+  envelope: string;
+  created_at: string;
+}
+
 /** The owner's primary and one page of their messages, read together. */
 export interface InboxRows {
   primary: string;
-  rows: MessageRow[];
+  rows: InboxRow[];
 }
 
 /**
  * The recipient's primary plus up to `limit` of their messages after `afterSeq`, in one
- * query (a lateral index range scan); `undefined` when the handle does not exist.
+ * query (a lateral index range scan); `undefined` when the handle does not exist. Postgres
+ * writes each timestamp as `Date#toISOString` would (UTC, milliseconds, `Z`): a page of
+ * 500 then parses no dates, and the recipient, known already, is not read back.
  */
 export async function readInboxPage(
   db: Kysely<Database>,
@@ -144,35 +153,30 @@ export async function readInboxPage(
   afterSeq: number,
   limit: number,
 ): Promise<InboxRows | undefined> {
-  const rows = await db
-    .selectFrom('handle as h')
-    .leftJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('message')
-          .select(['seq', 'recipient', 'envelope', 'created_at'])
-          .whereRef('message.recipient', '=', 'h.handle')
-          .where('message.seq', '>', afterSeq)
-          .orderBy('message.seq')
-          .limit(limit)
-          .as('m'),
-      (join) => join.onTrue(),
-    )
-    .select(['h.primary_key', 'm.seq', 'm.recipient', 'm.envelope', 'm.created_at'])
-    .where('h.handle', '=', recipient)
-    .orderBy('m.seq')
-    .execute();
+  const { rows } = await sql<{
+    primary_key: string;
+    seq: number | null;
+    envelope: string | null;
+    created_at: string | null;
+  }>`
+    select h.primary_key, m.seq, m.envelope,
+      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
+    from handle h
+    left join lateral (
+      select seq, envelope, created_at from message
+      where message.recipient = h.handle and message.seq > ${afterSeq}
+      order by seq
+      limit ${limit}
+    ) m on true
+    where h.handle = ${recipient}
+    order by m.seq
+  `.execute(db);
   const first = rows[0];
   if (!first) return undefined;
-  const messages: MessageRow[] = [];
+  const messages: InboxRow[] = [];
   for (const r of rows) {
-    if (r.seq !== null && r.recipient !== null && r.envelope !== null && r.created_at !== null) {
-      messages.push({
-        seq: r.seq,
-        recipient: r.recipient,
-        envelope: r.envelope,
-        created_at: r.created_at,
-      });
+    if (r.seq !== null && r.envelope !== null && r.created_at !== null) {
+      messages.push({ seq: r.seq, envelope: r.envelope, created_at: r.created_at });
     }
   }
   return { primary: first.primary_key, rows: messages };

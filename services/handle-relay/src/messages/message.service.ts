@@ -6,7 +6,7 @@ import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
 import type { KnownRecipients } from './known-recipients.js';
 import type { MessageWriter } from './message-writer.js';
-import { toRelayed, type RelayedMessage } from './message.model.js';
+import { inboxToRelayed, type RelayedMessage } from './message.model.js';
 import { readInboxPage } from './message.repository.js';
 import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
 
@@ -105,7 +105,7 @@ export async function readInbox(deps: MessageServiceDeps, req: InboxRequest): Pr
     now: deps.now(),
   });
   const rows = page.rows.slice(0, limit);
-  const messages = rows.map(toRelayed);
+  const messages = rows.map((row) => inboxToRelayed(handle, row));
   return {
     messages,
     next_since: messages.at(-1)?.seq ?? since,
