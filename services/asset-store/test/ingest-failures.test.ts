@@ -25,7 +25,12 @@ const nothingLeft = async () => {
 describe('a failure after the upload arrived', () => {
   it('answers 500 and keeps nothing when the attributes cannot be written', async () => {
     const eio = () => Promise.reject(Object.assign(new Error('disk says no'), { code: 'EIO' }));
-    const broken: AttributeStore = { read: eio, write: eio, remove: () => Promise.resolve() };
+    const broken: AttributeStore = {
+      read: eio,
+      write: eio,
+      writeNew: eio,
+      remove: () => Promise.resolve(),
+    };
     const app = createApp({
       config: t.config,
       storage: { layout: t.storage.layout, attributes: broken },

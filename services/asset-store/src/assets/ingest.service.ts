@@ -109,9 +109,6 @@ export class IngestService {
       ext,
     });
     const finalPath = path.join(layout.root, filename);
-    // Named as it will be, but still in .tmp/: the attributes (or the sidecar, which is
-    // named after the file) are written before the one fsync, which then covers them too.
-    const readyPath = path.join(layout.tmp, filename);
     const attrs: AssetAttributes = {
       hash: staged.hash,
       timestamp: staged.timestamp,
@@ -125,18 +122,18 @@ export class IngestService {
       is_trashed: false,
       is_corrupted: false,
     };
-    // The renames are synchronous: each is one quick metadata syscall, cheaper than a
-    // thread-pool round trip; only the fsyncs wait for the disk.
+    // The attributes (or the sidecar, named after the final name) are written before the
+    // one fsync, which then covers them too. The rename is synchronous: one quick metadata
+    // syscall costs less than a thread-pool round trip; only the fsyncs wait for the disk.
     try {
-      fs.renameSync(staged.tmpPath, readyPath);
-      await attributes.write(readyPath, attrs);
-      await fsyncFile(readyPath);
+      await attributes.writeNew(staged.tmpPath, filename, attrs);
+      await fsyncFile(staged.tmpPath);
       this.deps.ownRenames?.announce(filename);
-      fs.renameSync(readyPath, finalPath);
+      fs.renameSync(staged.tmpPath, finalPath);
     } catch (err) {
-      await attributes.remove(readyPath).catch(() => undefined);
+      // Native attributes go with the staged file; a sidecar is kept under the final name.
+      await attributes.remove(finalPath).catch(() => undefined);
       await discardFile(staged.tmpPath);
-      await discardFile(readyPath);
       throw err;
     }
     // Independent, and each waits on a disk or the database: run them together, and

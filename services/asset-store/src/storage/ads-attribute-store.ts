@@ -30,6 +30,12 @@ export class AlternateStreamAttributeStore implements AttributeStore {
     }
   }
 
+  async writeNew(file: string, _name: string, attrs: AssetAttributes): Promise<void> {
+    for (const [key, value] of encodeAttributes(attrs)) {
+      await fs.writeFile(`${file}:can.${key}`, value, 'utf8');
+    }
+  }
+
   async remove(file: string): Promise<void> {
     for (const key of ATTRIBUTE_KEYS) await fs.rm(`${file}:can.${key}`, { force: true });
   }

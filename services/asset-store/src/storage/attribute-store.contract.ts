@@ -71,6 +71,15 @@ export function attributeStoreContract(
       await expect(subject.store.read(file)).resolves.toBeUndefined();
     });
 
+    it('gives a new file its set before it is renamed to its final name', async () => {
+      const staged = path.join(subject.dir, 'upload.part');
+      fs.writeFileSync(staged, 'content');
+      await subject.store.writeNew(staged, path.basename(file), full);
+      fs.renameSync(staged, file);
+      await expect(subject.store.read(file)).resolves.toEqual(full);
+      expect(fs.readFileSync(file, 'utf8')).toBe('content');
+    });
+
     it('never touches the file content', async () => {
       await subject.store.write(file, full);
       expect(fs.readFileSync(file, 'utf8')).toBe('content');

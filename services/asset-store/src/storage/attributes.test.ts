@@ -9,7 +9,7 @@ import { attributeStoreContract } from './attribute-store.contract.js';
 
 function refusingStore(code: string): AttributeStore {
   const refuse = () => Promise.reject(Object.assign(new Error(code), { code }));
-  return { read: refuse, write: refuse, remove: refuse };
+  return { read: refuse, write: refuse, writeNew: refuse, remove: refuse };
 }
 
 attributeStoreContract('xattr on the disk file system', async (dir) =>

@@ -24,6 +24,12 @@ export interface AttributeStore {
   read(file: string): Promise<AssetAttributes | undefined>;
   /** Replaces the file's whole set. */
   write(file: string, attrs: AssetAttributes): Promise<void>;
+  /**
+   * Gives a new file, which has no attributes yet, its set while it still sits at a
+   * temporary path; `name` is the name it will be renamed to (a sidecar is kept under it).
+   * Nothing old to replace or clean up, so it costs less than `write`.
+   */
+  writeNew(file: string, name: string, attrs: AssetAttributes): Promise<void>;
   /** Drops the file's attributes wherever they are kept; fine when there are none. */
   remove(file: string): Promise<void>;
 }

@@ -44,6 +44,17 @@ export class FallbackAttributeStore implements AttributeStore {
     await this.sidecar.remove(file);
   }
 
+  async writeNew(file: string, name: string, attrs: AssetAttributes): Promise<void> {
+    try {
+      await this.native.writeNew(file, name, attrs);
+    } catch (err) {
+      if (!isRefusal(err)) throw err;
+      this.warnOnce(err);
+      await this.sidecar.writeNew(file, name, attrs);
+      await this.native.remove(file).catch(() => undefined);
+    }
+  }
+
   async remove(file: string): Promise<void> {
     await this.sidecar.remove(file);
     try {

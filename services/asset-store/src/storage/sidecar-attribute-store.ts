@@ -38,8 +38,15 @@ export class SidecarAttributeStore implements AttributeStore {
   }
 
   async write(file: string, attrs: AssetAttributes): Promise<void> {
+    await this.#store(this.sidecarPath(file), attrs);
+  }
+
+  async writeNew(_file: string, name: string, attrs: AssetAttributes): Promise<void> {
+    await this.#store(this.sidecarPath(name), attrs);
+  }
+
+  async #store(target: string, attrs: AssetAttributes): Promise<void> {
     await fs.mkdir(this.metaDir, { recursive: true });
-    const target = this.sidecarPath(file);
     // A short temporary name: the target's own name may already be near the 255-byte cap.
     const temp = path.join(this.metaDir, `.${randomBytes(6).toString('hex')}.tmp`);
     const handle = await fs.open(temp, 'w');

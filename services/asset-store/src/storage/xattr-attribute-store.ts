@@ -56,6 +56,14 @@ export class XattrAttributeStore implements AttributeStore {
     });
   }
 
+  writeNew(file: string, _name: string, attrs: AssetAttributes): Promise<void> {
+    return attempt(() => {
+      for (const [key, value] of encodeAttributes(attrs)) {
+        this.xattr.setAttributeSync(file, XATTR_PREFIX + key, value);
+      }
+    });
+  }
+
   remove(file: string): Promise<void> {
     return attempt(() => {
       for (const key of ATTRIBUTE_KEYS) this.removeOne(file, key);
