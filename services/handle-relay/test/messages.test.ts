@@ -100,6 +100,19 @@ describe('POST /v1/messages', () => {
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
   });
 
+  it('reads the body as JSON whatever Content-Type it is sent with', async () => {
+    const bob = await registerHandle(t.app, t.config.server);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const res = await request(t.app)
+        .post('/v1/messages')
+        .set('Content-Type', type)
+        .send(JSON.stringify({ to: bob.handle, envelope: { type } }))
+        .expect(201);
+      expect(Object.keys(res.body as object).sort()).toEqual(['created_at', 'seq']);
+    }
+    expect((await storedRows(bob.handle)).length).toBe(2);
+  });
+
   it('answers 400 for a malformed JSON body', async () => {
     const res = await request(t.app)
       .post('/v1/messages')

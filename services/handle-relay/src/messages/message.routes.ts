@@ -22,9 +22,15 @@ export function messageRoutes(deps: MessageServiceDeps & { rateLimit: RequestHan
   const router = Router();
   router
     .route('/v1/messages')
-    .post(deps.rateLimit, express.json({ limit: SEND_BODY_LIMIT_BYTES }), async (req, res) => {
-      res.status(201).json(await sendMessage(deps, req.body));
-    })
+    // Any content type is read as JSON, as on the other POST routes: `curl -d` sends
+    // form-encoded headers over what is still a JSON body.
+    .post(
+      deps.rateLimit,
+      express.json({ limit: SEND_BODY_LIMIT_BYTES, type: () => true }),
+      async (req, res) => {
+        res.status(201).json(await sendMessage(deps, req.body));
+      },
+    )
     .all(methodNotAllowed(['POST']));
   router
     .route('/v1/inbox/:handle')
