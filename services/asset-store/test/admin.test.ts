@@ -7,7 +7,7 @@ import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { configSchema } from '../src/config.js';
-import { ingestData, ingestFile } from './asset-helpers.js';
+import { storeEditedAndTrashed } from './asset-helpers.js';
 import { storeAsset, type StoredAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -169,20 +169,7 @@ describe('POST /admin/rebuild', () => {
   it.each(['soft', 'hard'])(
     'restores what ingest, PATCH and trash wrote after the database is emptied (%s)',
     async (mode) => {
-      const photo = await ingestFile(t.app, 'pixels', 'photo.png', {
-        application: 'cam',
-        user: 'ann',
-        tags: 'trip,2026',
-        description: 'first',
-        human_file_name: 'photo.png',
-        human_readable_path: 'albums/trip',
-      });
-      await request(t.app)
-        .patch(`${BASE}/asset/${photo.hash}`)
-        .send({ tags: ['trip', 'best'], description: 'edited later' })
-        .expect(200);
-      const data = await ingestData(t.app, { data: { n: 1 }, user: 'bob', tags: 'json' });
-      await request(t.app).delete(`${BASE}/asset/${data.hash}`).expect(200);
+      const { photo, data } = await storeEditedAndTrashed(t.app);
       const before = [await meta(photo.hash), await meta(data.hash)];
       expect(before[0]).toMatchObject({ tags: ['trip', 'best'], description: 'edited later' });
       expect(before[1]).toMatchObject({ is_trashed: true });

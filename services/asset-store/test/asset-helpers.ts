@@ -75,3 +75,28 @@ export async function rowCount(t: TestApp): Promise<number> {
 
 /** A valid-looking hash that no asset has. */
 export const UNKNOWN_HASH = 'e'.repeat(64);
+
+/**
+ * Two assets whose metadata took every path into the files: a photo ingested with every
+ * field then edited with PATCH, and a JSON value ingested then trashed.
+ */
+export async function storeEditedAndTrashed(
+  app: Express,
+): Promise<{ photo: Ingested; data: Ingested }> {
+  const base = '/api/v1/can/0';
+  const photo = await ingestFile(app, 'pixels', 'photo.png', {
+    application: 'cam',
+    user: 'ann',
+    tags: 'trip,2026',
+    description: 'first',
+    human_file_name: 'photo.png',
+    human_readable_path: 'albums/trip',
+  });
+  await request(app)
+    .patch(`${base}/asset/${photo.hash}`)
+    .send({ tags: ['trip', 'best'], description: 'edited later' })
+    .expect(200);
+  const data = await ingestData(app, { data: { n: 1 }, user: 'bob', tags: 'json' });
+  await request(app).delete(`${base}/asset/${data.hash}`).expect(200);
+  return { photo, data };
+}

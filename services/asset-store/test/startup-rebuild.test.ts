@@ -4,7 +4,7 @@ import path from 'node:path';
 import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import request from 'supertest';
-import { ingestData, ingestFile } from './asset-helpers.js';
+import { storeEditedAndTrashed } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
@@ -32,24 +32,6 @@ afterEach(async () => {
   await t.close();
   fs.rmSync(configDir, { recursive: true, force: true });
 });
-
-/** Ingests, edits and trashes through the in-process app: metadata lands in the files. */
-async function storeSomeAssets(): Promise<void> {
-  const photo = await ingestFile(t.app, 'pixels', 'photo.png', {
-    application: 'cam',
-    user: 'ann',
-    tags: 'trip,2026',
-    description: 'first',
-    human_file_name: 'photo.png',
-    human_readable_path: 'albums/trip',
-  });
-  await request(t.app)
-    .patch(`${BASE}/asset/${photo.hash}`)
-    .send({ tags: ['trip', 'best'], description: 'edited later' })
-    .expect(200);
-  const data = await ingestData(t.app, { data: { n: 1 }, user: 'bob', tags: 'json' });
-  await request(t.app).delete(`${BASE}/asset/${data.hash}`).expect(200);
-}
 
 /**
  * Starts `main.ts` over the test's storage root with an index of its own: a fresh, empty
@@ -84,7 +66,7 @@ describe('start-up over a storage root that holds assets', () => {
   it(
     'rebuilds an empty index from the files before serving, so no metadata is lost',
     async () => {
-      await storeSomeAssets();
+      await storeEditedAndTrashed(t.app);
       const before = await listAll(t.app);
       const port = await startService('fresh');
       // The first request after "listening" already sees every asset, field for field.
@@ -99,7 +81,7 @@ describe('start-up over a storage root that holds assets', () => {
   postgresOnly(
     'leaves an index that holds rows as it is (no rebuild)',
     async () => {
-      await storeSomeAssets();
+      await storeEditedAndTrashed(t.app);
       // Only in the index: a rebuild from the files would put "first" back.
       await t.index.db.updateTable('asset').set({ description: 'index only' }).execute();
       const before = await listAll(t.app);
