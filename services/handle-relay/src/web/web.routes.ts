@@ -18,22 +18,32 @@ export interface WebDeps {
 export const API_PREFIXES = ['/v1', '/.well-known', '/internal'];
 
 /**
- * False when `urlPath` names, through a symlink, a file outside `root`. A path that does
- * not exist or cannot be decoded is left to `express.static`, which answers it itself.
+ * A check that is false when a URL path names, through a symlink, a file outside `root`.
+ * A path that does not exist or cannot be decoded is left to `express.static`, which
+ * answers it itself. The root's own real path is resolved once (and again only after a
+ * failure, say a `web_dir` created after start).
  */
-async function staysInside(root: string, urlPath: string): Promise<boolean> {
-  let relative: string;
-  try {
-    relative = decodeURIComponent(urlPath);
-  } catch {
-    return true;
-  }
-  const [realRoot, real] = await Promise.all([
-    fs.realpath(root),
-    fs.realpath(path.join(root, relative)).catch(() => undefined),
-  ]);
-  if (real === undefined) return true;
-  return real === realRoot || real.startsWith(realRoot + path.sep);
+function insideRoot(root: string): (urlPath: string) => Promise<boolean> {
+  let realRoot: Promise<string> | undefined;
+  const resolveRoot = () =>
+    (realRoot ??= fs.realpath(root).catch((err: unknown) => {
+      realRoot = undefined;
+      throw err;
+    }));
+  return async (urlPath) => {
+    let relative: string;
+    try {
+      relative = decodeURIComponent(urlPath);
+    } catch {
+      return true;
+    }
+    const [rootPath, real] = await Promise.all([
+      resolveRoot(),
+      fs.realpath(path.join(root, relative)).catch(() => undefined),
+    ]);
+    if (real === undefined) return true;
+    return real === rootPath || real.startsWith(rootPath + path.sep);
+  };
 }
 
 /**
@@ -57,12 +67,15 @@ export function webRoutes(deps: WebDeps): Router {
     dotfiles: 'ignore',
     redirect: false,
   });
+  const staysInside = insideRoot(root);
   router.use(async (req, res, next) => {
-    if (await staysInside(root, req.path)) statics(req, res, next);
+    // express.static serves only GET and HEAD: other methods need no path resolved.
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    if (await staysInside(req.path)) statics(req, res, next);
     else next();
   });
   router.get(/.*/, async (_req, res, next) => {
-    if (!(await staysInside(root, '/index.html'))) return next(errors.notFound('no such route'));
+    if (!(await staysInside('/index.html'))) return next(errors.notFound('no such route'));
     res.sendFile('index.html', { root, dotfiles: 'deny' }, (err) => {
       if (err && !res.headersSent) next(errors.notFound('no such route'));
     });
