@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
@@ -54,26 +55,55 @@ export function sendError(res: Response, err: AppError, render: ErrorRenderer): 
   res.status(err.status).json(render(err));
 }
 
+/** What an error is answered with; an unexpected one is logged once and becomes a bare 500. */
+function answerFor(err: unknown, res: ServerResponse, logger: Logger): AppError {
+  const known = toAppError(err);
+  if (known) return known;
+  // With request logging on, the error rides on the request's own log line (one line per
+  // request, carrying the real stack); without it, it is logged here.
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (!attachErrorToRequestLine(res, error)) logger.error({ err }, 'unhandled error');
+  return errors.internal();
+}
+
 /**
  * The single error middleware: known errors in the service's envelope; anything else is
  * logged once with its stack and answered as a bare 500 (no stack, no SQL).
  */
 export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, _next) => {
-    let appError = toAppError(err);
-    if (!appError) {
-      // With request logging on, the error rides on the request's own log line (one line
-      // per request, carrying the real stack); without it, it is logged here.
-      const error = err instanceof Error ? err : new Error(String(err));
-      if (!attachErrorToRequestLine(res, error)) logger.error({ err }, 'unhandled error');
-      appError = errors.internal();
-    }
+    const appError = answerFor(err, res, logger);
     if (res.headersSent) {
       res.destroy();
       return;
     }
     sendError(res, appError, render);
   };
+}
+
+/** A JSON body written as Express's `res.status(status).json(body)` writes it. */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/** `errorHandler`'s answer on a plain Node response, for a handler that runs ahead of Express. */
+export function writeError(
+  res: ServerResponse,
+  err: unknown,
+  render: ErrorRenderer,
+  logger: Logger,
+): void {
+  const appError = answerFor(err, res, logger);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+  writeJson(res, appError.status, render(appError));
 }
 
 /** Last in the chain: anything unmatched is a 404 in the envelope. */

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
@@ -12,6 +13,8 @@ export interface Metrics {
   registry: Registry;
   middleware: RequestHandler;
   handler: RequestHandler;
+  /** Times one request answered ahead of Express, under a fixed route pattern. */
+  track(req: IncomingMessage, res: ServerResponse, route: string): void;
 }
 
 /** Default process metrics plus a request-duration histogram labelled by route pattern. */
@@ -26,23 +29,26 @@ export function createMetrics(prefix: string): Metrics {
     registers: [registry],
   });
   // One listener and one observe per request; prom-client's startTimer adds two closures
-  // and a label merge on top.
-  const middleware: RequestHandler = (req, res, next) => {
+  // and a label merge on top. The route is read at the end, once routing has set it.
+  const observe = (req: IncomingMessage, res: ServerResponse, routeOf: () => string): void => {
     const startedAt = performance.now();
     res.once('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path;
-      const labels = {
-        method: req.method,
-        route: route ? `${req.baseUrl}${route}` : 'unmatched',
-        status: String(res.statusCode),
-      };
+      const labels = { method: req.method ?? '', route: routeOf(), status: String(res.statusCode) };
       duration.observe(labels, (performance.now() - startedAt) / 1000);
+    });
+  };
+  const middleware: RequestHandler = (req, res, next) => {
+    observe(req, res, () => {
+      const route = (req.route as { path?: string } | undefined)?.path;
+      return route ? `${req.baseUrl}${route}` : 'unmatched';
     });
     next();
   };
+  const track = (req: IncomingMessage, res: ServerResponse, route: string): void =>
+    observe(req, res, () => route);
   const handler: RequestHandler = async (_req, res) => {
     res.setHeader('Content-Type', registry.contentType);
     res.send(await registry.metrics());
   };
-  return { registry, middleware, handler };
+  return { registry, middleware, handler, track };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Level, Logger } from 'pino';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -33,7 +33,12 @@ function levelFor(statusCode: number, err: Error | undefined): Level {
   return statusCode >= 400 ? 'warn' : 'info';
 }
 
-function writeLine(logger: Logger, req: Request, res: Response, line: PendingLine): void {
+function writeLine(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  line: PendingLine,
+): void {
   const level = levelFor(res.statusCode, line.err);
   if (!logger.isLevelEnabled(level)) return;
   const fields = {
@@ -51,6 +56,25 @@ function writeLine(logger: Logger, req: Request, res: Response, line: PendingLin
 }
 
 /**
+ * Starts the request's one log line, for a handler that runs ahead of Express: the same
+ * request id, `X-Request-Id` echo and line as `requestLogging`.
+ */
+export function startRequestLine(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  const line: PendingLine = {
+    id,
+    method: req.method ?? '',
+    url: req.url ?? '',
+    startedAt: Date.now(),
+  };
+  (res as WithPendingLine)[PENDING] = line;
+  // 'close' follows 'finish' on every response and also ends an aborted one: one listener.
+  res.once('close', () => writeLine(logger, req, res, line));
+}
+
+/**
  * One log line per request carrying a request id: the client's `X-Request-Id` when it is a
  * sane token, else a fresh UUID; echoed back on the response. Levels: error for 5xx and
  * unexpected errors (with the error), warn for 4xx, info otherwise. Written by hand rather
@@ -59,13 +83,7 @@ function writeLine(logger: Logger, req: Request, res: Response, line: PendingLin
  */
 export function requestLogging(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    res.setHeader('X-Request-Id', id);
-    const line: PendingLine = { id, method: req.method, url: req.url, startedAt: Date.now() };
-    (res as WithPendingLine)[PENDING] = line;
-    // 'close' follows 'finish' on every response and also ends an aborted one: one listener.
-    res.once('close', () => writeLine(logger, req, res, line));
+    startRequestLine(logger, req, res);
     next();
   };
 }

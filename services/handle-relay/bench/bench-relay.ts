@@ -5,15 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
-import type { Express } from 'express';
-import { createApp } from '../src/app.js';
+import { createApp, type App } from '../src/app.js';
 import { configSchema } from '../src/config.js';
 import { openStore } from '../src/db/database.js';
 import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
 
 /** A benchmark's relay and how to put it away. */
 export interface BenchRelay {
-  app: Express;
+  app: App;
   relay: RelayRuntime;
   /** Closes the relay and the store, and removes the temporary folder. */
   close: () => Promise<void>;

@@ -2,6 +2,7 @@
 // Mode `app`: the real handle-relay app. Mode `express-verify`: the baseline, a bare
 // Express 5 route that parses JSON, builds the JCS bytes and verifies one Ed25519 signature.
 import { createPublicKey, verify } from 'node:crypto';
+import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import { canonicalize } from 'json-canonicalize';
@@ -27,7 +28,7 @@ function expressVerifyApp(): Express {
 
 async function main(): Promise<void> {
   const mode = process.argv[2];
-  let app: Express;
+  let app: RequestListener;
   let close = (): Promise<void> => Promise.resolve();
   if (mode === 'express-verify') {
     app = expressVerifyApp();
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
     app = bench.app;
     close = bench.close;
   }
-  const server = app.listen(0, '127.0.0.1', () => {
+  const server = http.createServer(app).listen(0, '127.0.0.1', () => {
     process.send?.({ port: (server.address() as AddressInfo).port });
   });
   process.on('message', (msg) => {

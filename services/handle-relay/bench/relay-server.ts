@@ -1,11 +1,12 @@
 // A handle-relay instance for bench:relay, run as a child process so its CPU and heap are
 // its own. Answers IPC: 'heap' (heap used after a full GC), 'stop'.
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startBenchRelay } from './bench-relay.js';
 
 async function main(): Promise<void> {
   const { app, relay, close } = await startBenchRelay();
-  const server = app.listen(0, '127.0.0.1', () => {
+  const server = http.createServer(app).listen(0, '127.0.0.1', () => {
     process.send?.({ port: (server.address() as AddressInfo).port });
   });
   process.on('message', (msg) => {

@@ -6,7 +6,8 @@ import {
   notFound,
   requestLogging,
 } from '@svc/envelope';
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -16,7 +17,10 @@ import { handleRoutes } from './handles/handle.routes.js';
 import { healthRoutes } from './health/health.routes.js';
 import type { RelayRuntime } from './messages/relay-runtime.js';
 import { relayRoutes } from './messages/relay.routes.js';
-import { rateLimit } from './rate-limit/rate-limit.middleware.js';
+import { KnownRecipients } from './messages/known-recipients.js';
+import type { MessageServiceDeps } from './messages/message.service.js';
+import { sendLane } from './messages/send-lane.js';
+import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
 import { natsAuthRoutes } from './internal/nats-auth.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { API_PREFIXES, webRoutes } from './web/web.routes.js';
@@ -34,14 +38,34 @@ export interface AppDeps {
   relay: RelayRuntime;
 }
 
-/** Builds the handle-relay HTTP app; nothing is wired at import time. */
-export function createApp(deps: AppDeps): Express {
+/** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
+export type App = RequestListener;
+
+/**
+ * Builds the handle-relay HTTP app: the send lane for plain `POST /v1/messages`, Express
+ * for everything else. Nothing is wired at import time.
+ */
+export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('handle_relay');
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
+  const messages: MessageServiceDeps = {
+    db: deps.db,
+    now: deps.now,
+    server: deps.config.server,
+    notifier: deps.relay.push,
+    writer: deps.relay.writer,
+    knownRecipients: new KnownRecipients(),
+  };
+  const sendLimit = createRateLimiter({
+    perMinute: deps.config.rate_limit_per_minute,
+    now: deps.now,
+  });
+  // The hot routes first: Express tries every layer above a route on every request.
+  app.use(relayRoutes({ ...deps, messages, sendLimit }));
   app
     .route('/metrics')
     .get(metrics.handler)
@@ -50,12 +74,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRoutes(deps.version));
   app.post(
     '/v1/register',
-    rateLimit({ perMinute: deps.config.rate_limit_per_minute, now: deps.now }),
+    rateLimit(createRateLimiter({ perMinute: deps.config.rate_limit_per_minute, now: deps.now })),
   );
   app.use(handleRoutes(createHandleService(deps)));
   app.use(webFingerRoutes(deps));
   app.use(natsAuthRoutes());
-  app.use(relayRoutes(deps));
   // Feature routers go above this line: below it, unmatched API paths are JSON 404s and
   // everything else belongs to the web root.
   app.use(API_PREFIXES, notFound);
@@ -64,5 +87,8 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(notFound);
   app.use(errorHandler(handleRelayError, deps.logger));
-  return app;
+  const lane = sendLane({ messages, limit: sendLimit, logger: deps.logger, metrics });
+  return (req, res) => {
+    if (!lane(req, res)) app(req, res);
+  };
 }

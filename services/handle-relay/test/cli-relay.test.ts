@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { IncomingMessage, Server } from 'node:http';
+import http, { type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { runCli } from '../src/cli/cli.js';
@@ -18,7 +18,7 @@ let handle: string;
 beforeAll(async () => {
   t = await createTestApp('cli_relay');
   server = await new Promise<Server>((resolve) => {
-    const s = t.app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
   });
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   keyFile = path.join(t.dataDir, 'me.key.json');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Express } from 'express';
+import type { App } from '../src/app.js';
 import type { Kysely } from 'kysely';
 import request from 'supertest';
 import {
@@ -39,7 +39,7 @@ export interface RegisteredHandle {
 
 /** Registers a new handle through the API and returns its keys and record. */
 export async function registerHandle(
-  app: Express,
+  app: App,
   server: string,
   handle = uniqueHandle(),
 ): Promise<RegisteredHandle> {
@@ -54,7 +54,7 @@ export interface ErrorBody {
 }
 
 /** POSTs a registration body as given (tests send malformed ones too). */
-export function postRegistration(app: Express, body: unknown): request.Test {
+export function postRegistration(app: App, body: unknown): request.Test {
   return request(app)
     .post('/v1/register')
     .send(body as object);

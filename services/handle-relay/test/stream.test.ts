@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { testDatabaseMode } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
@@ -23,7 +23,7 @@ const clients: SseClient[] = [];
 
 function listen(app: TestApp['app']): Promise<Server> {
   return new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s));
   });
 }
 

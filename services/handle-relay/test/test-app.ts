@@ -4,8 +4,7 @@ import path from 'node:path';
 import type { DatabaseHandle } from '@svc/config/database';
 import { createTestDatabase } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
-import type { Express } from 'express';
-import { createApp } from '../src/app.js';
+import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { openStore, type Database } from '../src/db/database.js';
 import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
@@ -15,7 +14,7 @@ export const SETUP_TIMEOUT_MS = 60_000;
 
 /** One test file's world: its own database, data folder and app. */
 export interface TestApp {
-  app: Express;
+  app: App;
   config: Config;
   store: DatabaseHandle<Database>;
   dataDir: string;

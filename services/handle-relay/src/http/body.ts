@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import type { z } from 'zod';
 import { relayErrors } from '../errors.js';
@@ -30,4 +31,61 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infe
   // Our own messages already start with the field; zod's defaults get it prefixed.
   const named = field === '' || message.startsWith(field.split('.')[0] ?? '');
   throw relayErrors.badRequest(named ? message : `${field}: ${message}`);
+}
+
+/** JSON whitespace, as the JSON grammar (and body-parser's strict mode) defines it. */
+const LEADING_JSON_SPACE = /^[ \t\n\r]*/;
+
+/**
+ * `express.json({ strict: true })`'s reading of a body already in hand: an empty body is
+ * `{}`, a UTF-8 byte order mark is dropped, and anything but an object or array is
+ * malformed (400).
+ */
+export function parseStrictJson(bytes: Buffer): unknown {
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.length === 0) return {};
+  const first = text[LEADING_JSON_SPACE.exec(text)?.[0].length ?? 0];
+  if (first !== '{' && first !== '[') throw relayErrors.badRequest('malformed JSON body');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw relayErrors.badRequest('malformed JSON body');
+  }
+}
+
+/**
+ * Reads a request body of at most `limit` bytes as `express.json` does: `undefined` when
+ * the request has no body at all, 413 past the limit (declared or streamed; the rest is
+ * read off first so the connection stays usable), 400 when the client goes away.
+ */
+export function readStrictJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const declared = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && declared === undefined) {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let tooLarge = declared !== undefined && Number(declared) > limit;
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (tooLarge) {
+        reject(relayErrors.payloadTooLarge('request body too large'));
+        return;
+      }
+      try {
+        resolve(parseStrictJson(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    req.once('close', () => {
+      if (!req.complete) reject(relayErrors.badRequest('request aborted'));
+    });
+  });
 }

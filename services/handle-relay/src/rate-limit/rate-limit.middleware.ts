@@ -10,21 +10,31 @@ export interface RateLimitOptions {
   burst?: number;
 }
 
-/**
- * Per-client-address token bucket in front of a route (`POST /v1/messages`,
- * `POST /v1/register`): over the limit → 429 `rate_limited` with `Retry-After`. Mount one
- * instance per route, before the body parser, so rejected floods cost no parsing.
- */
-export function rateLimit(options: RateLimitOptions): RequestHandler {
-  if (options.perMinute <= 0) return (_req, _res, next) => next();
+/** One route's budget per client address: throws 429 `rate_limited` when it is spent. */
+export type RateLimiter = (address: string | undefined) => void;
+
+/** Per-client-address token bucket of one route; a no-op when limiting is off. */
+export function createRateLimiter(options: RateLimitOptions): RateLimiter {
+  if (options.perMinute <= 0) return () => undefined;
   const buckets = new TokenBuckets(
     options.perMinute,
     options.burst ?? RATE_LIMIT_BURST,
     options.now,
   );
-  return (req, _res, next) => {
-    const result = buckets.take(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  return (address) => {
+    const result = buckets.take(address ?? 'unknown');
     if (!result.allowed) throw relayErrors.tooManyRequests(result.retryAfterSeconds);
+  };
+}
+
+/**
+ * A limiter in front of a route (`POST /v1/messages`, `POST /v1/register`): over the limit
+ * → 429 `rate_limited` with `Retry-After`. Mount it before the body parser, so rejected
+ * floods cost no parsing.
+ */
+export function rateLimit(limiter: RateLimiter): RequestHandler {
+  return (req, _res, next) => {
+    limiter(req.ip ?? req.socket.remoteAddress);
     next();
   };
 }
