@@ -20,15 +20,10 @@ export function toRelayed(row: MessageRow): RelayedMessage {
   };
 }
 
-/** An inbox row of `recipient` (its timestamp formatted by the query) in the relayed form. */
-export function inboxToRelayed(
-  recipient: string,
-  row: { seq: number; envelope: string; created_at: string },
-): RelayedMessage {
-  return { seq: row.seq, recipient, envelopeJson: row.envelope, createdAt: row.created_at };
-}
-
-/** A message as JSON text `{seq, envelope, created_at}`, the envelope spliced in verbatim. */
+/**
+ * A message as JSON text `{seq, envelope, created_at}`, the envelope spliced in verbatim.
+ * The inbox query writes the same text in SQL (`readInboxPage`).
+ */
 export function messageJson(m: RelayedMessage): string {
   return `{"seq":${m.seq},"envelope":${m.envelopeJson},"created_at":"${m.createdAt}"}`;
 }

@@ -128,24 +128,24 @@ export async function deleteMessagesBefore(
   return Number(res.numDeletedRows);
 }
 
-/** One inbox message as read: the timestamp already RFC 3339 UTC with milliseconds. */
-export interface InboxRow {
-  seq: number;
-  envelope: string;
-  created_at: string;
-}
-
 /** The owner's primary and one page of their messages, read together. */
 export interface InboxRows {
   primary: string;
-  rows: InboxRow[];
+  /** The page's messages as comma-separated JSON objects, ascending by seq. */
+  messagesJson: string;
+  /** The last seq on the page; `null` when it is empty. */
+  lastSeq: number | null;
+  /** Whether messages beyond the page exist. */
+  hasMore: boolean;
 }
 
 /**
  * The recipient's primary plus up to `limit` of their messages after `afterSeq`, in one
- * query (a lateral index range scan); `undefined` when the handle does not exist. Postgres
- * writes each timestamp as `Date#toISOString` would (UTC, milliseconds, `Z`): a page of
- * 500 then parses no dates, and the recipient, known already, is not read back.
+ * query (a lateral index range scan of `limit + 1` rows, the extra one telling whether more
+ * exist); `undefined` when the handle does not exist. Postgres writes the page's JSON text
+ * itself, each message as `messageJson` would (the envelope spliced verbatim, the timestamp
+ * as `Date#toISOString` writes it): the service gets one string instead of a row per
+ * message to decode, copy and join again.
  */
 export async function readInboxPage(
   db: Kysely<Database>,
@@ -155,29 +155,36 @@ export async function readInboxPage(
 ): Promise<InboxRows | undefined> {
   const { rows } = await sql<{
     primary_key: string;
-    seq: number | null;
-    envelope: string | null;
-    created_at: string | null;
+    last_seq: number | null;
+    fetched: number;
+    messages: string | null;
   }>`
-    select h.primary_key, m.seq, m.envelope,
-      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
+    select h.primary_key, p.last_seq, p.fetched, p.messages
     from handle h
-    left join lateral (
-      select seq, envelope, created_at from message
-      where message.recipient = h.handle and message.seq > ${afterSeq}
-      order by seq
-      limit ${limit}
-    ) m on true
+    cross join lateral (
+      select count(*)::int as fetched,
+        max(m.seq) filter (where m.n <= ${limit}) as last_seq,
+        string_agg(
+          '{"seq":' || m.seq || ',"envelope":' || m.envelope || ',"created_at":"'
+            || to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}',
+          ',' order by m.seq
+        ) filter (where m.n <= ${limit}) as messages
+      from (
+        select seq, envelope, created_at, row_number() over (order by seq) as n
+        from message
+        where message.recipient = h.handle and message.seq > ${afterSeq}
+        order by seq
+        limit ${limit + 1}
+      ) m
+    ) p
     where h.handle = ${recipient}
-    order by m.seq
   `.execute(db);
-  const first = rows[0];
-  if (!first) return undefined;
-  const messages: InboxRow[] = [];
-  for (const r of rows) {
-    if (r.seq !== null && r.envelope !== null && r.created_at !== null) {
-      messages.push({ seq: r.seq, envelope: r.envelope, created_at: r.created_at });
-    }
-  }
-  return { primary: first.primary_key, rows: messages };
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    primary: row.primary_key,
+    messagesJson: row.messages ?? '',
+    lastSeq: row.last_seq,
+    hasMore: row.fetched > limit,
+  };
 }

@@ -1,6 +1,5 @@
 import { methodNotAllowed } from '@svc/envelope';
 import express, { Router, type RequestHandler } from 'express';
-import { messageJson } from './message.model.js';
 import { SEND_BODY_LIMIT_BYTES } from './message.schemas.js';
 import {
   readInbox,
@@ -11,7 +10,7 @@ import {
 
 /** The inbox page as JSON text; envelopes are spliced in as stored, never re-parsed. */
 function inboxJson(page: InboxPage): string {
-  return `{"messages":[${page.messages.map(messageJson).join(',')}],"next_since":${page.next_since},"has_more":${page.has_more}}`;
+  return `{"messages":[${page.messagesJson}],"next_since":${page.next_since},"has_more":${page.has_more}}`;
 }
 
 /**

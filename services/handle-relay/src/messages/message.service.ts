@@ -6,7 +6,6 @@ import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
 import type { KnownRecipients } from './known-recipients.js';
 import type { MessageWriter } from './message-writer.js';
-import { inboxToRelayed, type RelayedMessage } from './message.model.js';
 import { readInboxPage } from './message.repository.js';
 import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
 
@@ -35,7 +34,8 @@ export interface SentMessage {
 
 /** One inbox page, ascending by seq. */
 export interface InboxPage {
-  messages: RelayedMessage[];
+  /** The messages as comma-separated JSON objects `{seq, envelope, created_at}`. */
+  messagesJson: string;
   next_since: number;
   has_more: boolean;
 }
@@ -96,7 +96,7 @@ export async function readInbox(deps: MessageServiceDeps, req: InboxRequest): Pr
   const parsed = inboxQuery.safeParse(req.query);
   if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
   const { since, limit } = parsed.data;
-  const page = await readInboxPage(deps.db, handle, since, limit + 1);
+  const page = await readInboxPage(deps.db, handle, since, limit);
   if (!page) throw relayErrors.unknownHandle();
   verifySignedRequest({
     value: req.auth,
@@ -104,11 +104,9 @@ export async function readInbox(deps: MessageServiceDeps, req: InboxRequest): Pr
     lines: ['GET', `/v1/inbox/${handle}`, `since=${since}`],
     now: deps.now(),
   });
-  const rows = page.rows.slice(0, limit);
-  const messages = rows.map((row) => inboxToRelayed(handle, row));
   return {
-    messages,
-    next_since: messages.at(-1)?.seq ?? since,
-    has_more: page.rows.length > limit,
+    messagesJson: page.messagesJson,
+    next_since: page.lastSeq ?? since,
+    has_more: page.hasMore,
   };
 }
