@@ -2,6 +2,10 @@
 // 1,000 and 10,000 open streams (one instance, and two instances over LISTEN/NOTIFY), and
 // heap per idle stream; each printed beside baselines measured in the same run (single-row
 // Postgres inserts/s, a bare indexed inbox query/s). Loopback only, bounded in time.
+// Every latency scenario starts the same way before its clock: the sender's connections
+// open, then one unjudged second of sends at the measured rate (their frames are not
+// counted), so no scenario's figures include connection set-up, first-use compilation or
+// the collection of the garbage left by opening its idle streams.
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
@@ -180,7 +184,10 @@ async function openMeasuring(baseUrl: string, ids: Identity[], latencies: number
               buffer = buffer.slice(end + 2);
               const data = /^data: (.*)$/m.exec(block)?.[1];
               if (block.includes('event: message') && data) {
-                const { envelope } = JSON.parse(data) as { envelope: { t: number } };
+                const { envelope } = JSON.parse(data) as {
+                  envelope: { t: number; warmup?: boolean };
+                };
+                if (envelope.warmup) continue;
                 latencies.push(now - envelope.t);
               }
             }
@@ -195,25 +202,42 @@ async function openMeasuring(baseUrl: string, ids: Identity[], latencies: number
   return { close: () => reqs.forEach((r) => r.destroy()) };
 }
 
-/** Sends `RATE` messages a second round-robin to `ids` for `seconds` through `sendUrl`. */
+const SENDER_CONNECTIONS = 64;
+const LATENCY_WARMUP_SECONDS = 1;
+
+/**
+ * Sends `RATE` messages a second round-robin to `ids` through `sendUrl`: first
+ * `LATENCY_WARMUP_SECONDS` of sends marked `warmup` in their envelope, then `seconds` of
+ * judged ones; answers the judged count. The sender's connections are all open before the first send (one
+ * concurrent health check each): otherwise the first scenario's first sends also wait for
+ * connection set-up, which is the bench's cost, not the relay's.
+ */
 async function paced(sendUrl: string, ids: Identity[], seconds: number): Promise<number> {
-  const pool = new Pool(sendUrl, { connections: 64 });
+  const pool = new Pool(sendUrl, { connections: SENDER_CONNECTIONS });
+  await Promise.all(
+    Array.from({ length: SENDER_CONNECTIONS }, async () => {
+      const res = await pool.request({ path: '/v1/healthz', method: 'GET' });
+      await res.body.dump();
+    }),
+  );
   const start = performance.now();
+  const warmupSends = LATENCY_WARMUP_SECONDS * RATE;
   let sent = 0;
   let failed = 0;
   const inflight = new Set<Promise<void>>();
   const pad = 'p'.repeat(100);
-  while (performance.now() - start < seconds * 1000) {
+  while (performance.now() - start < (LATENCY_WARMUP_SECONDS + seconds) * 1000) {
     const due = Math.floor(((performance.now() - start) / 1000) * RATE);
     while (sent < due) {
       const to = ids[sent % ids.length]!.handle;
+      const warmup = sent < warmupSends;
       sent += 1;
       const p = pool
         .request({
           path: '/v1/messages',
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ to, envelope: { t: performance.now(), pad } }),
+          body: JSON.stringify({ to, envelope: { t: performance.now(), pad, warmup } }),
         })
         .then(async (res) => {
           if (res.statusCode !== 201) failed += 1;
@@ -230,7 +254,7 @@ async function paced(sendUrl: string, ids: Identity[], seconds: number): Promise
   await Promise.all(inflight);
   await pool.close();
   if (failed > 0) console.log(`  (${failed} sends failed)`);
-  return sent;
+  return sent - warmupSends;
 }
 
 interface LatencyRow {
