@@ -30,7 +30,9 @@ export class ListenerRegistry {
   deliver(handle: string, message: RelayedMessage): void {
     const set = this.#byHandle.get(handle);
     if (!set) return;
-    for (const listener of [...set]) listener.message(message);
+    // No copy per message: a listener removed meanwhile is skipped, one added is handed the
+    // message too, and a stream writes a seq at most once either way.
+    for (const listener of set) listener.message(message);
   }
 
   /** Number of registered listeners (metrics and tests). */

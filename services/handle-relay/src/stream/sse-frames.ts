@@ -1,11 +1,21 @@
 import { messageJson, type RelayedMessage } from '../messages/message.model.js';
 
+/** The last message framed and its frame, reused by every other stream of its handle. */
+let lastMessage: RelayedMessage | undefined;
+let lastFrame = '';
+
 /**
  * One stored message as an SSE event. The envelope's JSON text is spliced in verbatim: it
  * came from JSON.stringify, so it holds no raw line break and the data line stays one line.
+ * A message reaches all the streams of its handle one after the other, so the frame text is
+ * built once per message, not once per stream.
  */
 export function messageFrame(m: RelayedMessage): string {
-  return `id: ${m.seq}\nevent: message\ndata: ${messageJson(m)}\n\n`;
+  if (m !== lastMessage) {
+    lastFrame = `id: ${m.seq}\nevent: message\ndata: ${messageJson(m)}\n\n`;
+    lastMessage = m;
+  }
+  return lastFrame;
 }
 
 /** Keep-alive carrying the server's Unix time in seconds. */
