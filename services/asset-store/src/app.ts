@@ -73,14 +73,10 @@ export function createApp(deps: AppDeps): Express {
   const metrics = createMetrics('asset_store');
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
-  app
-    .route('/metrics')
-    .get(metrics.handler)
-    .all(methodNotAllowed(['GET']));
-  app.use(healthRoutes(deps));
-  app.use(openApiRoutes(deps));
-  app.use('/api/v1/can/:container', onlyContainerZero);
-  // Before every other router: the admin bearer check precedes any body or path parsing.
+  // The API routers come first: each layer a request passes costs it path matching, and an
+  // ingest is the request that must be cheapest. No other layer matches a path under
+  // API_BASE, so the order changes no answer. Before every other router: the admin bearer
+  // check precedes any body or path parsing.
   app.use(API_BASE, adminRoutes(adminDeps(deps)));
   const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
   app.use(
@@ -107,6 +103,13 @@ export function createApp(deps: AppDeps): Express {
     logger: deps.logger,
   });
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
+  app
+    .route('/metrics')
+    .get(metrics.handler)
+    .all(methodNotAllowed(['GET']));
+  app.use(healthRoutes(deps));
+  app.use(openApiRoutes(deps));
+  app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));
   return app;
