@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { FolderSync } from './folder-sync.js';
 import { discardFile } from './staged-file.js';
 import {
   decodeOrUndefined,
@@ -12,7 +13,11 @@ import {
 
 /** `.meta/<filename>.json`: the whole set as one JSON object, written atomically. */
 export class SidecarAttributeStore implements AttributeStore {
-  constructor(private readonly metaDir: string) {}
+  readonly #metaSync: FolderSync;
+
+  constructor(private readonly metaDir: string) {
+    this.#metaSync = new FolderSync(metaDir);
+  }
 
   /** Where a file's sidecar lives (filenames are unique, so the base name suffices). */
   sidecarPath(file: string): string {
@@ -62,6 +67,9 @@ export class SidecarAttributeStore implements AttributeStore {
       await discardFile(temp);
       throw err;
     }
+    // The rename is durable only once the folder is: without this a crash could lose a
+    // sidecar whose file an ingest has already acknowledged. Shared by concurrent writes.
+    await this.#metaSync.sync();
   }
 
   /**
