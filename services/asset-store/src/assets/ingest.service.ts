@@ -12,7 +12,6 @@ import { FolderSync } from '../storage/folder-sync.js';
 import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, fsyncFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
-import { deleteAsset } from './asset.repository.js';
 import { ingestFieldsSchema, parseInput, type IngestFields } from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
@@ -136,12 +135,13 @@ export class IngestService {
       await discardFile(staged.tmpPath);
       throw err;
     }
-    // Independent, and each waits on a disk or the database: run them together, and
-    // acknowledge only when both are durable. Both are shared with concurrent ingests: one
-    // folder fsync covers every rename before it, one statement inserts every waiting row.
-    const steps = await Promise.allSettled([
-      this.#rootSync.sync(),
-      this.#index.insert({
+    // The folder fsync makes the rename durable before the row is committed: a crash in
+    // between leaves at worst a file the index does not name yet, never a row whose file
+    // is gone. Both are shared with concurrent ingests: one folder fsync covers every
+    // rename before it, one statement inserts every waiting row.
+    try {
+      await this.#rootSync.sync();
+      await this.#index.insert({
         hash: staged.hash,
         timestamp: staged.timestamp,
         mime_type: mimeType,
@@ -153,16 +153,11 @@ export class IngestService {
         human_path: fields.human_readable_path ?? null,
         path: toRelativePath(layout, finalPath),
         size: staged.size,
-      }),
-    ]);
-    const failed = steps.find((step) => step.status === 'rejected');
-    if (failed) {
-      if (steps[1].status === 'fulfilled') {
-        await deleteAsset(this.deps.db, staged.hash).catch(() => undefined);
-      }
+      });
+    } catch (err) {
       await attributes.remove(finalPath).catch(() => undefined);
       await discardFile(finalPath);
-      throw failed.reason;
+      throw err;
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
   }
