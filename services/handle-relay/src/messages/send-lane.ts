@@ -51,7 +51,7 @@ async function answerSend(deps: SendLaneDeps, req: IncomingMessage, res: ServerR
  * `POST /v1/messages` answered ahead of Express: the relay's hottest route, where Express's
  * own per-request work (prototype swaps, the router's layer walk, body-parser's setup) cost
  * more CPU than the whole send on the benchmark machine, and held sends/s to about half of
- * what this lane reaches (README, "Performance"). Same rate limit, body rules, service call,
+ * what this lane reaches (README, "Send"). Same rate limit, body rules, service call,
  * error envelope, request log line and metrics as the Express route. Answers whether it
  * took the request; when not, the caller hands it to Express.
  */

@@ -46,8 +46,9 @@ function detach(c: ListenClient): void {
  * another instance's notification (carrying only the batch's last seq), a reconnect, or an
  * own batch that follows unread rows makes it read the rows above the cursor and hand them
  * to its local streams. Its own notifications are ignored: the writer hands those rows over
- * itself, and reading them back would cost a query per batch. A row is dispatched only when above the cursor, so no row goes out twice,
- * whichever of the doorbell, the reader and the writer comes first.
+ * itself, and reading them back would cost a query per batch. A row is dispatched only
+ * when above the cursor, so no row goes out twice, whichever of the doorbell, the reader
+ * and the writer comes first.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
   const listeners = new ListenerRegistry();
