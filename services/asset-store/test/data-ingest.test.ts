@@ -131,6 +131,16 @@ describe('data ingest', () => {
       400,
       'invalid user: expected at most 1024 characters',
     );
+    await rejects(
+      () => request(t.app).post(DATA).send({ data: 1, application: 'a\u0000b' }),
+      400,
+      'invalid application: expected text without NUL characters',
+    );
+    await rejects(
+      () => request(t.app).post(DATA).send({ data: 1, tags: 'a\u0000b' }),
+      400,
+      'invalid tags: expected tags without NUL characters',
+    );
   });
 
   it('answers a body over max_json_bytes with 413 and keeps nothing', async () => {

@@ -276,6 +276,23 @@ describe('file ingest input rules', () => {
     );
   });
 
+  it.each(['human_file_name', 'human_readable_path', 'application', 'user', 'description'])(
+    'refuses %s holding a NUL character, which the index cannot store',
+    async (field) => {
+      await rejects(
+        (r) => r.field(field, 'a\u0000b').attach('file', Buffer.from('a'), 'a.txt'),
+        `invalid ${field}: expected text without NUL characters`,
+      );
+    },
+  );
+
+  it('refuses a tag holding a NUL character', async () => {
+    await rejects(
+      (r) => r.field('tags', 'ok,a\u0000b').attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid tags: expected tags without NUL characters',
+    );
+  });
+
   it('refuses a field given twice', async () => {
     await rejects(
       (r) => r.field('user', 'a').field('user', 'b').attach('file', Buffer.from('a'), 'a.txt'),

@@ -318,6 +318,17 @@ describe('GET /search', () => {
     const res = await get('/search', { [name]: value }).expect(400);
     expect(res.body).toEqual({ status: 'error', error: message });
   });
+
+  it.each([
+    ['/list', 'application', 'invalid application: expected text without NUL characters'],
+    ['/search', 'application', 'invalid application: expected text without NUL characters'],
+    ['/search', 'user', 'invalid user: expected text without NUL characters'],
+    ['/search', 'mime_type', 'invalid mime_type: expected text without NUL characters'],
+    ['/search', 'tags', 'invalid tags: expected tags without NUL characters'],
+  ])('%s refuses a %s holding a NUL character with 400', async (path, name, message) => {
+    const res = await get(path, { [name]: 'ok\u0000' }).expect(400);
+    expect(res.body).toEqual({ status: 'error', error: message });
+  });
 });
 
 describe('pagination.total', () => {

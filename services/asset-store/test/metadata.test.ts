@@ -116,6 +116,8 @@ describe('PATCH', () => {
       'invalid tags: expected at most 64 tags',
     ],
     [{ tags: ['x'.repeat(65)] }, 'invalid tags: expected each tag to have 1-64 characters'],
+    [{ tags: ['ok', 'a\u0000b'] }, 'invalid tags: expected tags without NUL characters'],
+    [{ description: 'a\u0000b' }, 'invalid description: expected text without NUL characters'],
     [[], 'invalid body: expected a JSON object'],
     ['"text"', 'invalid body: expected a JSON object'],
   ])('refuses %j with 400 and changes nothing', async (body, error) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assetErrors } from '../errors.js';
-import { characterCount, normalizeTags, splitTags, tagsProblem } from './tags.js';
+import { characterCount, hasNulCharacter, normalizeTags, splitTags, tagsProblem } from './tags.js';
 
 /** Longest free-text field (names, paths, application, user), in characters. */
 export const MAX_TEXT = 1024;
@@ -15,11 +15,14 @@ const mimeType = z
   .regex(MIME, 'expected a MIME type like type/subtype')
   .transform((s) => s.toLowerCase());
 
+const NO_NUL = 'expected text without NUL characters';
+
 /** Free text up to `max` characters; an empty string means absent. */
 function optionalText(max: number) {
   return z
     .string({ error: 'expected a string' })
     .refine((s) => characterCount(s) <= max, `expected at most ${max} characters`)
+    .refine((s) => !hasNulCharacter(s), NO_NUL)
     .optional()
     .transform((s) => (s === '' ? undefined : s));
 }
@@ -62,6 +65,7 @@ export const patchSchema = z.strictObject({
       (s) => characterCount(s) <= MAX_DESCRIPTION,
       `expected at most ${MAX_DESCRIPTION} characters`,
     )
+    .refine((s) => !hasNulCharacter(s), NO_NUL)
     .optional(),
 });
 

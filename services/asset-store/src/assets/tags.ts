@@ -23,7 +23,13 @@ export function tagsProblem(tags: readonly string[]): string | undefined {
   if (tags.length > MAX_TAGS) return `expected at most ${MAX_TAGS} tags`;
   const long = tags.find((t) => characterCount(t) > MAX_TAG_LENGTH);
   if (long !== undefined) return `expected each tag to have 1-${MAX_TAG_LENGTH} characters`;
+  if (tags.some(hasNulCharacter)) return 'expected tags without NUL characters';
   return undefined;
+}
+
+/** True when `text` holds U+0000, which a Postgres `text` value cannot store. */
+export function hasNulCharacter(text: string): boolean {
+  return text.includes('\u0000');
 }
 
 /** Length in Unicode characters (code points), not UTF-16 units. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { splitTags, tagsProblem } from '../assets/tags.js';
+import { hasNulCharacter, splitTags, tagsProblem } from '../assets/tags.js';
 import { assetErrors } from '../errors.js';
 
 const INTEGER = /^\d+$/;
@@ -26,6 +26,7 @@ function text() {
   return z
     .string()
     .max(1024, 'at most 1024 characters')
+    .refine((v) => !hasNulCharacter(v), 'text without NUL characters')
     .transform((v) => (v === '' ? undefined : v));
 }
 
