@@ -11,7 +11,7 @@ let t: TestApp;
 let ajv: Ajv2020;
 let doc: { openapi: string; paths: Record<string, Record<string, unknown>> };
 beforeAll(async () => {
-  t = await createTestApp('openapi', { max_upload_bytes: 100 });
+  t = await createTestApp('openapi', { max_upload_bytes: 100, max_json_bytes: 1000 });
   doc = (await request(t.app).get('/openapi.json').expect(200)).body as typeof doc;
   ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -138,6 +138,22 @@ describe('the OpenAPI document', () => {
       'patch',
       await request(t.app).patch(`${BASE}/asset/${hash}`).send({ other: 1 }),
     );
+    for (const [template, method, path] of [
+      [`${BASE}/ingest/data`, 'post', `${BASE}/ingest/data`],
+      [`${BASE}/asset/{hash}`, 'patch', `${BASE}/asset/${hash}`],
+    ] as const) {
+      const over = await request(t.app)
+        [method](path)
+        .send({ data: 1, description: 'd'.repeat(2000) });
+      expect(over.status).toBe(413);
+      expectDocumented(template, method, over);
+      const latin1 = await request(t.app)
+        [method](path)
+        .set('Content-Type', 'application/json; charset=latin1')
+        .send('{"data":1}');
+      expect(latin1.status).toBe(415);
+      expectDocumented(template, method, latin1);
+    }
     expectDocumented(
       `${BASE}/asset/{hash}`,
       'get',

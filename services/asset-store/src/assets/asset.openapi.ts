@@ -54,6 +54,12 @@ const hashErrors = errorResponses({
   404: 'Unknown hash or container',
 });
 
+/** What the JSON body parser of data ingest and PATCH answers before the route runs. */
+const jsonBodyErrors = errorResponses({
+  413: 'Body over max_json_bytes; nothing stored or changed',
+  415: 'Body in an encoding or charset that cannot be read',
+});
+
 const schemas: Record<string, JsonObject> = {
   AssetRecord: {
     type: 'object',
@@ -127,7 +133,7 @@ export const assetOpenApi: OpenApiFeature = {
             },
           },
         },
-        responses: ingestAnswers,
+        responses: { ...ingestAnswers, ...jsonBodyErrors },
       },
     },
     [`${API_BASE}/asset/{hash}`]: {
@@ -171,6 +177,7 @@ export const assetOpenApi: OpenApiFeature = {
         responses: {
           '200': successResponse('Updated', { const: 'updated' }),
           ...hashErrors,
+          ...jsonBodyErrors,
         },
       },
       delete: {
