@@ -49,6 +49,14 @@ async function storedProofs(handle: string): Promise<string[]> {
 
 const err = (code: string, message: string) => ({ error: { code, message } });
 
+/** JSON with every non-ASCII character written as a `\\uXXXX` escape (6 bytes each). */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 describe('PUT /v1/profile/{handle}/proofs: success', () => {
   it('answers 204 and lookups return the proofs in the order given', async () => {
     const o = await owner();
@@ -79,6 +87,28 @@ describe('PUT /v1/profile/{handle}/proofs: success', () => {
     const o = await owner();
     const proofs = Array.from({ length: 64 }, (_, i) => `ch${i}:id${i}`);
     proofs[0] = `web:${'x'.repeat(508)}`;
+    await put(o.handle, { proofs }, authFor(o)).expect(204);
+    expect(await storedProofs(o.handle)).toEqual(proofs);
+  });
+
+  it('accepts 64 proofs of 512 non-ASCII characters, however the client escapes them', async () => {
+    const o = await owner();
+    const proofs = Array.from({ length: 64 }, (_, i) => `名${i}:${'é'.repeat(508)}`);
+    await put(o.handle, { proofs }, authFor(o)).expect(204);
+    expect(await storedProofs(o.handle)).toEqual(proofs);
+    const reversed = [...proofs].reverse();
+    await request(t.app)
+      .put(`/v1/profile/${o.handle}/proofs`)
+      .set('X-ID-Auth', authFor(o))
+      .set('Content-Type', 'application/json')
+      .send(asciiJson({ proofs: reversed }))
+      .expect(204);
+    expect(await storedProofs(o.handle)).toEqual(reversed);
+  });
+
+  it('counts a proof’s length in characters, so 512 characters outside the BMP fit', async () => {
+    const o = await owner();
+    const proofs = [`😀:${'😀'.repeat(510)}`];
     await put(o.handle, { proofs }, authFor(o)).expect(204);
     expect(await storedProofs(o.handle)).toEqual(proofs);
   });

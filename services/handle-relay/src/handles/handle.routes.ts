@@ -3,8 +3,13 @@ import { Router } from 'express';
 import { rawBody } from '../http/body.js';
 import type { HandleService } from './handle.service.js';
 
-/** Largest registration or proofs body accepted (64 proofs of 512 characters fit). */
-const BODY_LIMIT = '64kb';
+/** Largest registration body accepted. */
+const REGISTRATION_BODY_LIMIT = '64kb';
+/**
+ * Largest proofs body accepted: 64 proofs of 512 characters, each character possibly sent
+ * as a 6-byte `\uXXXX` escape, come to about 193 KiB, so a valid list is never a 413.
+ */
+const PROOFS_BODY_LIMIT = '256kb';
 
 /** Registration, forward and reverse lookup, and proofs. */
 export function handleRoutes(service: HandleService): Router {
@@ -12,7 +17,7 @@ export function handleRoutes(service: HandleService): Router {
 
   router
     .route('/v1/register')
-    .post(rawBody(BODY_LIMIT), async (req, res) => {
+    .post(rawBody(REGISTRATION_BODY_LIMIT), async (req, res) => {
       res.status(201).json(await service.register(req.body));
     })
     .all(methodNotAllowed(['POST']));
@@ -33,7 +38,7 @@ export function handleRoutes(service: HandleService): Router {
 
   router
     .route('/v1/profile/:handle/proofs')
-    .put(rawBody(BODY_LIMIT), async (req, res) => {
+    .put(rawBody(PROOFS_BODY_LIMIT), async (req, res) => {
       await service.setProofs(req.params.handle, req.get('X-ID-Auth'), req.body);
       res.status(204).end();
     })
