@@ -119,6 +119,19 @@ describe('opening GET /v1/inbox/{handle}/stream', () => {
     }
   });
 
+  it('answers 401 for an auth given twice: present, so invalid rather than missing', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const res = await request(t.app)
+      .get(`${streamPath(alice)}&auth=1:ab`)
+      .expect(401);
+    expect(res.body).toEqual({
+      error: {
+        code: 'unauthorized',
+        message: 'malformed auth value: expected <unix_ts>:<sig_hex> with an integer ts',
+      },
+    });
+  });
+
   it('answers 400 for a resume point that is not a non-negative integer', async () => {
     const alice = await registerHandle(t.app, t.config.server);
     const res = await request(t.app).get(streamPath(alice, '&since=-3')).expect(400);

@@ -54,7 +54,8 @@ export async function openStream(
   if (r.auth === undefined || r.auth === '') {
     throw relayErrors.badRequest('missing auth query parameter');
   }
-  if (typeof r.auth !== 'string') throw relayErrors.badRequest('auth must be a single value');
+  // Repeated, the value is present but no `<ts>:<sig>`: the spec's invalid auth, a 401.
+  if (typeof r.auth !== 'string') throw relayErrors.malformedAuth();
   verifySignedRequest({
     value: r.auth,
     primary: row.primary_key,
