@@ -189,6 +189,16 @@ describe('POST /v1/push/subscribe/{handle}', () => {
       'https://[fe80::1]/x',
       'endpoint must not resolve to a loopback, private or link-local address',
     ],
+    ...[
+      'https://localhost./x',
+      'https://push.localhost/x',
+      'https://10.0.0.7./x',
+      'https://[::ffff:127.0.0.1]/x',
+      'https://[::127.0.0.1]/x',
+      'https://[64:ff9b::a9fe:a9fe]/x',
+      'https://[2002:c0a8:101::1]/x',
+      'https://[fec0::1]/x',
+    ].map((url) => [url, 'endpoint must not resolve to a loopback, private or link-local address']),
     ['not a url', 'endpoint must be an absolute URL'],
   ])(
     'refuses the endpoint %s with 400 unless private endpoints are allowed',
