@@ -280,6 +280,24 @@ describe('GET /v1/inbox/{handle}', () => {
       .expect(200);
     expect((res.body as { messages: unknown[] }).messages).toHaveLength(1);
   });
+
+  it('reads a limit written with leading zeros as the integer it is', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    await send(alice.handle, 'one').expect(201);
+    await send(alice.handle, 'two').expect(201);
+    const auth = signedAuthValue(alice.keys.secretKey, authLines.inbox(alice.handle, 0));
+    const res = await request(t.app)
+      .get(`/v1/inbox/${alice.handle}?limit=0001`)
+      .set('X-ID-Auth', auth)
+      .expect(200);
+    const page = res.body as { messages: { envelope: unknown }[]; has_more: boolean };
+    expect(page.messages.map((m) => m.envelope)).toEqual(['one']);
+    expect(page.has_more).toBe(true);
+    await request(t.app)
+      .get(`/v1/inbox/${alice.handle}?limit=0501`)
+      .set('X-ID-Auth', auth)
+      .expect(400);
+  });
 });
 
 describe('rate limiting of sends', () => {

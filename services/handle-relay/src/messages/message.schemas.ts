@@ -27,7 +27,7 @@ export const inboxQuery = z.object({
   since: cursor.optional().default(0),
   limit: z
     .string({ error: `limit must be an integer from 1 to ${INBOX_MAX_LIMIT}` })
-    .regex(/^\d{1,3}$/, `limit must be an integer from 1 to ${INBOX_MAX_LIMIT}`)
+    .regex(/^\d{1,15}$/, `limit must be an integer from 1 to ${INBOX_MAX_LIMIT}`)
     .transform(Number)
     .refine((n) => n >= 1 && n <= INBOX_MAX_LIMIT, {
       error: `limit must be an integer from 1 to ${INBOX_MAX_LIMIT}`,
