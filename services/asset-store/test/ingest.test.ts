@@ -122,11 +122,21 @@ describe('file ingest', () => {
     expect((meta.body as { data: { mime_type: string } }).data.mime_type).toBe('image/gif');
   });
 
-  it('falls back to the original extension, then bin, when the type has none', async () => {
-    const a = await ingestFile(t.app, 'x', 'weird.qqq');
-    expect(a.filename).toMatch(/\.qqq$/);
-    const b = await ingestFile(t.app, 'x', 'noext', { mime_type: 'application/x-unknown-thing' });
-    expect(b.filename).toMatch(/\.bin$/);
+  it('takes the extension of the type, then of the original name, then bin', async () => {
+    const unknown = await ingestFile(t.app, 'x', 'weird.qqq');
+    expect(unknown.filename).toBe(`${unknown.timestamp}_${unknown.hash}.bin`);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${unknown.hash}/meta`);
+    expect((meta.body as { data: { mime_type: string } }).data.mime_type).toBe(
+      'application/octet-stream',
+    );
+    const named = await ingestFile(t.app, 'x', 'weird.qqq', {
+      mime_type: 'application/x-unknown-thing',
+    });
+    expect(named.filename).toBe(`${named.timestamp}_${named.hash}.qqq`);
+    const bare = await ingestFile(t.app, 'x', 'noext', {
+      mime_type: 'application/x-unknown-thing',
+    });
+    expect(bare.filename).toBe(`${bare.timestamp}_${bare.hash}.bin`);
   });
 
   it('gives identical content ingested twice two different hashes', async () => {

@@ -73,9 +73,12 @@ export class IngestService {
       await discardFile(upload.staged.tmpPath);
       throw err;
     }
-    // The generic type says nothing about the content: the original extension says more.
-    const typeExt = mimeType === 'application/octet-stream' ? false : mime.extension(mimeType);
-    const ext = chooseExtension(typeExt, upload.originalName ?? fields.human_file_name);
+    // The contract's order: the type's extension (application/octet-stream has `bin`), then
+    // the original name's, then `bin`.
+    const ext = chooseExtension(
+      mime.extension(mimeType),
+      upload.originalName ?? fields.human_file_name,
+    );
     return this.commit(upload.staged, fields, mimeType, ext);
   }
 
