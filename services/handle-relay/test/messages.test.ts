@@ -331,6 +331,36 @@ describe('rate limiting of sends', () => {
       .expect(201);
   });
 
+  it(
+    'caps the burst at a minute of a rate below 60',
+    async () => {
+      const slow = await createTestApp('messages_slow_limit', { rate_limit_per_minute: 5 });
+      try {
+        slow.clock.fixedMs = Date.now();
+        const bob = await registerHandle(slow.app, slow.config.server);
+        for (let i = 0; i < 5; i++) {
+          await request(slow.app)
+            .post('/v1/messages')
+            .send({ to: bob.handle, envelope: i })
+            .expect(201);
+        }
+        const res = await request(slow.app)
+          .post('/v1/messages')
+          .send({ to: bob.handle, envelope: 'sixth' })
+          .expect(429);
+        expect(res.headers['retry-after']).toBe('12');
+        expect(res.body).toEqual({ error: { code: 'rate_limited', message: 'too many requests' } });
+        const { rows } = await sql<{ envelope: string }>`
+        select envelope from handle_relay.message where recipient = ${bob.handle} order by seq
+      `.execute(slow.store.db);
+        expect(rows.map((r) => r.envelope)).toEqual(['0', '1', '2', '3', '4']);
+      } finally {
+        await slow.close();
+      }
+    },
+    SETUP_TIMEOUT_MS,
+  );
+
   it('limits registrations per client address too', async () => {
     limited.clock.fixedMs = Date.now() + 3_600_000;
     let status = 0;

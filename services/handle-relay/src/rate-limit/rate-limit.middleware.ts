@@ -16,11 +16,10 @@ export type RateLimiter = (address: string | undefined) => void;
 /** Per-client-address token bucket of one route; a no-op when limiting is off. */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   if (options.perMinute <= 0) return () => undefined;
-  const buckets = new TokenBuckets(
-    options.perMinute,
-    options.burst ?? RATE_LIMIT_BURST,
-    options.now,
-  );
+  // A burst never exceeds a minute's worth: with a rate below 60 a minute, a client that
+  // sends more requests at once than the rate allows is refused.
+  const burst = options.burst ?? Math.max(1, Math.min(RATE_LIMIT_BURST, options.perMinute));
+  const buckets = new TokenBuckets(options.perMinute, burst, options.now);
   return (address) => {
     const result = buckets.take(address ?? 'unknown');
     if (!result.allowed) throw relayErrors.tooManyRequests(result.retryAfterSeconds);

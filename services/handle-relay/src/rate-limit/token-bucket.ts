@@ -1,4 +1,7 @@
-/** Contract: a client may burst this many requests before the per-minute rate applies. */
+/**
+ * Contract: a client may burst this many requests before the per-minute rate applies (a
+ * smaller rate caps the burst at a minute's worth).
+ */
 export const RATE_LIMIT_BURST = 60;
 
 /** How often idle buckets are forgotten, so the map holds only recently active clients. */
