@@ -240,6 +240,15 @@ describe('file ingest input rules', () => {
     );
   });
 
+  it('treats an empty mime_type field as absent, like the other text fields', async () => {
+    const { hash, timestamp, filename } = await ingestFile(t.app, 'a,b', 'table.csv', {
+      mime_type: '',
+    });
+    expect(filename).toBe(`${timestamp}_${hash}.csv`);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
+    expect((meta.body as { data: { mime_type: string } }).data.mime_type).toBe('text/csv');
+  });
+
   it('refuses a mime_type that is not type/subtype', async () => {
     await rejects(
       (r) => r.field('mime_type', 'png').attach('file', Buffer.from('a'), 'a.png'),

@@ -240,6 +240,14 @@ describe('GET /search', () => {
     expect(res.data.pagination.total).toBe(1);
   });
 
+  it('matches mime_type whatever its case, as it is stored lowercase', async () => {
+    const [hit] = await rows(1, { mime_type: 'image/vnd.case-test' });
+    await rows(1, { mime_type: 'image/png' });
+    const res = await page('/search', { mime_type: 'Image/VND.Case-Test' });
+    expect(hashes(res)).toEqual([hit!.hash]);
+    expect(res.data.pagination.total).toBe(1);
+  });
+
   it('combines every filter with AND', async () => {
     const fields = {
       hash: `ee${'1'.repeat(62)}`,

@@ -9,11 +9,18 @@ export const MAX_DESCRIPTION = 16_384;
 
 const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 
-/** `type/subtype`, stored lowercase (MIME types are case-insensitive). */
-const mimeType = z
-  .string({ error: 'expected a string' })
-  .regex(MIME, 'expected a MIME type like type/subtype')
-  .transform((s) => s.toLowerCase());
+/**
+ * `type/subtype`, stored lowercase (MIME types are case-insensitive). Empty means absent,
+ * like the other text fields.
+ */
+const mimeType = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .string({ error: 'expected a string' })
+    .regex(MIME, 'expected a MIME type like type/subtype')
+    .transform((s) => s.toLowerCase())
+    .optional(),
+);
 
 const NO_NUL = 'expected text without NUL characters';
 
@@ -34,7 +41,7 @@ const tagList = z.array(z.string()).superRefine((tags, ctx) => {
 
 /** The ingest-time metadata fields, shared by file and data ingest. */
 export const ingestFieldsSchema = z.object({
-  mime_type: mimeType.optional(),
+  mime_type: mimeType,
   human_file_name: optionalText(MAX_TEXT),
   human_readable_path: optionalText(MAX_TEXT),
   application: optionalText(MAX_TEXT),

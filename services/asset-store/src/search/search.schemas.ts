@@ -62,7 +62,10 @@ export const searchQuery = z.object({
   start_time: integer(0).optional(),
   end_time: integer(0).optional(),
   tags: tagList.optional(),
-  mime_type: text().optional(),
+  // Stored lowercase (MIME types are case-insensitive), so matched lowercase.
+  mime_type: text()
+    .transform((v) => v?.toLowerCase())
+    .optional(),
   user: text().optional(),
 });
 
