@@ -13,6 +13,8 @@ export interface SseClient {
   status: number;
   headers: http.IncomingHttpHeaders;
   events: SseEvent[];
+  /** The stream's text as received, frames unparsed. */
+  text: string;
   /** The `message` events' parsed data. */
   messages(): { seq: number; envelope: unknown; created_at: string }[];
   ended: boolean;
@@ -41,6 +43,7 @@ export function openSse(
         status: res.statusCode ?? 0,
         headers: res.headers,
         events: [],
+        text: '',
         ended: false,
         messages: () =>
           client.events
@@ -60,6 +63,7 @@ export function openSse(
       };
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
+        client.text += chunk;
         buffer += chunk;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {

@@ -1,5 +1,6 @@
 import { methodNotAllowed } from '@svc/envelope';
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
+import { jsonBodyOf, jsonKeepingText } from '../http/body.js';
 import { SEND_BODY_LIMIT_BYTES } from './message.schemas.js';
 import {
   readInbox,
@@ -25,9 +26,9 @@ export function messageRoutes(deps: MessageServiceDeps & { rateLimit: RequestHan
     // form-encoded headers over what is still a JSON body.
     .post(
       deps.rateLimit,
-      express.json({ limit: SEND_BODY_LIMIT_BYTES, type: () => true }),
+      jsonKeepingText({ limit: SEND_BODY_LIMIT_BYTES, type: () => true }),
       async (req, res) => {
-        res.status(201).json(await sendMessage(deps, req.body));
+        res.status(201).json(await sendMessage(deps, jsonBodyOf(req)));
       },
     )
     .all(methodNotAllowed(['POST']));

@@ -4,6 +4,8 @@ import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
+import type { JsonBody } from '../http/body.js';
+import { jsonMember } from '../http/json-member.js';
 import type { KnownRecipients } from './known-recipients.js';
 import type { MessageWriter } from './message-writer.js';
 import { readInboxPage } from './message.repository.js';
@@ -53,16 +55,32 @@ function recipientOf(to: string, server: string): string {
 }
 
 /**
- * Stores an envelope for its recipient and announces it to the live streams, then queues
- * Web Push without waiting. Order of checks: body shape 400, recipient exists 404, size 413.
- * The recipient is checked before the send joins a batch, so an unknown one never costs
- * the batch its single statement; handles are never deleted, so one found stays known.
+ * The envelope's JSON text as the sender wrote it, but for whitespace outside strings: the
+ * server is opaque to it (a parse and stringify would round big integers, turn `1e400` into
+ * `null`, `1.50` into `1.5`), and it stays one line for SSE `data:` lines.
  */
-export async function sendMessage(deps: MessageServiceDeps, body: unknown): Promise<SentMessage> {
-  const parsed = sendMessageBody.safeParse(body);
+function envelopeText(body: JsonBody | undefined): string {
+  const text = body && jsonMember(body.text, 'envelope');
+  // Only called once the parsed body proved to be an object with an envelope.
+  if (text === undefined) throw new Error('the body text has no envelope member');
+  return text;
+}
+
+/**
+ * Stores an envelope for its recipient and announces it to the live streams, then queues
+ * Web Push without waiting. Order of checks: body shape 400, recipient exists 404, size 413
+ * (of the stored text). The recipient is checked before the send joins a batch, so an
+ * unknown one never costs the batch its single statement; handles are never deleted, so
+ * one found stays known.
+ */
+export async function sendMessage(
+  deps: MessageServiceDeps,
+  body: JsonBody | undefined,
+): Promise<SentMessage> {
+  const parsed = sendMessageBody.safeParse(body?.value);
   if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
   const recipient = recipientOf(parsed.data.to, deps.server);
-  const envelope = JSON.stringify(parsed.data.envelope);
+  const envelope = envelopeText(body);
   if (!deps.knownRecipients.has(recipient)) {
     if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
     deps.knownRecipients.add(recipient);

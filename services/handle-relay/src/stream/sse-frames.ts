@@ -6,7 +6,8 @@ let lastFrame = '';
 
 /**
  * One stored message as an SSE event. The envelope's JSON text is spliced in verbatim: it
- * came from JSON.stringify, so it holds no raw line break and the data line stays one line.
+ * was stored without whitespace outside strings, and JSON strings cannot hold a raw line
+ * break, so the data line stays one line.
  * A message reaches all the streams of its handle one after the other, so the frame text is
  * built once per message, not once per stream.
  */
