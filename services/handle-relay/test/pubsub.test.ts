@@ -158,6 +158,53 @@ describeServer('LISTEN/NOTIFY across instances', () => {
     }
   });
 
+  it('takes a small batch from its notification, reading nothing back, and reads one too large to carry', async () => {
+    let reads = 0;
+    const listening = await instance(undefined, () => (reads += 1));
+    const sender = await instance();
+    try {
+      const heard = recorder();
+      listening.pubsub.subscribe('alice', heard);
+      await ensureHandle('alice');
+      const small = [];
+      for (let n = 0; n < 5; n++) small.push(await sender.store('alice', { n, text: 'é"\\' }));
+      await waitFor(() => heard.got.length === small.length, 'the carried batches');
+      expect(heard.got).toEqual(small);
+      expect(reads).toBe(0);
+      const large = await sender.store('alice', { pad: 'x'.repeat(8_000) });
+      await waitFor(() => heard.got.length === small.length + 1, 'the batch read back');
+      expect(heard.got.at(-1)).toEqual(large);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      await listening.close();
+      await sender.close();
+    }
+  });
+
+  it('reads the rows before a carried batch that does not follow its cursor', async () => {
+    let reads = 0;
+    const listening = await instance(undefined, () => (reads += 1));
+    const sender = await instance();
+    try {
+      const heard = recorder();
+      listening.pubsub.subscribe('alice', heard);
+      await ensureHandle('alice');
+      // Stored without any notification: only a read of the store can deliver it.
+      const { rows } = await sql<{ seq: number }>`
+        insert into message (recipient, envelope, created_at)
+        values ('alice', '"unannounced"', now()) returning seq
+      `.execute(store.db);
+      const carried = await sender.store('alice', 'carried');
+      await waitFor(() => heard.got.length === 2, 'both rows, in order');
+      expect(heard.seqs).toEqual([rows[0]!.seq, carried.seq]);
+      expect(heard.got[1]).toEqual(carried);
+      expect(reads).toBeGreaterThan(0);
+    } finally {
+      await listening.close();
+      await sender.close();
+    }
+  });
+
   it('announces nothing for a send that failed, and holds no lock afterwards', async () => {
     const one = await instance();
     try {

@@ -13,7 +13,8 @@ export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push
  * Stores a batch in one statement, which is its own transaction: it takes the global
  * message-writing lock first, numbers the rows in the order given (volatile sequence
  * defaults are computed after the sort, hence after the lock), and, given a doorbell,
- * notifies its channel of the sender and the batch's last seq at commit. The lock is
+ * notifies its channel of the sender and the batch's last seq (and the rows, when they
+ * fit) at commit. The lock is
  * released only after the commit, so batches are numbered and become visible in one order
  * across instances: a reader never sees seq n+1 before seq n. Seqs and recipients come
  * back ascending by seq (not the envelopes: the caller has them, and echoing up to 4 MiB
@@ -29,7 +30,7 @@ export async function insertMessageBatch(
   const envelopes = rows.map((r) => r.envelope);
   const times = rows.map((r) => r.created_at.toISOString());
   const notify = doorbell
-    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:`} || max(seq)) from inserted) as notified`
+    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:`} || max(seq) || ${doorbell.carry(rows)}) from inserted) as notified`
     : sql``;
   const { rows: stored } = await sql<InsertedMessage>`
     with locked as materialized (select pg_advisory_xact_lock(${WRITE_LOCK_KEY})),

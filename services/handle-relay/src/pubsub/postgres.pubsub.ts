@@ -2,10 +2,52 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
-import type { PubSub } from './pubsub.port.js';
+import type { PubSub, RowToAnnounce } from './pubsub.port.js';
 
 /** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
 export const NOTIFY_CHANNEL = 'handle_relay_messages';
+
+/**
+ * PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more; the sender id and the seq
+ * take under 60 of them.
+ */
+const MAX_CARRIED_BYTES = 7_900;
+
+/**
+ * The payload's tail that carries a batch: `:` and a JSON array of `[recipient,
+ * created_at, envelope text]` in seq order, the batch's seqs being consecutive up to the
+ * payload's last seq. Empty when the batch would not fit.
+ */
+export function carriedRows(rows: readonly RowToAnnounce[]): string {
+  let chars = 0;
+  for (const r of rows) {
+    chars += r.envelope.length + r.recipient.length;
+    if (chars > MAX_CARRIED_BYTES) return '';
+  }
+  const tail = `:${JSON.stringify(rows.map((r) => [r.recipient, r.created_at.toISOString(), r.envelope]))}`;
+  return Buffer.byteLength(tail) <= MAX_CARRIED_BYTES ? tail : '';
+}
+
+/** The rows a payload carries, numbered up to `lastSeq`; undefined when it carries none. */
+function rowsOf(carried: string, lastSeq: number): RelayedMessage[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(carried);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const first = lastSeq - parsed.length + 1;
+  const messages: RelayedMessage[] = [];
+  for (const [i, row] of parsed.entries()) {
+    if (!Array.isArray(row) || row.length !== 3 || !row.every((v) => typeof v === 'string')) {
+      return undefined;
+    }
+    const [recipient, createdAt, envelopeJson] = row as [string, string, string];
+    messages.push({ seq: first + i, recipient, createdAt, envelopeJson });
+  }
+  return messages;
+}
 
 /** Rows read per catch-up query. */
 const CATCH_UP_PAGE = 1_000;
@@ -43,9 +85,10 @@ function detach(c: ListenClient): void {
  * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global
  * lock, so rows become visible in seq order with no gap. Each instance therefore keeps a
  * single cursor, `lastSeen`: its own batches advance it when they directly follow it, and
- * another instance's notification (carrying only the batch's last seq), a reconnect, or an
- * own batch that follows unread rows makes it read the rows above the cursor and hand them
- * to its local streams. Its own notifications are ignored: the writer hands those rows over
+ * so do another instance's batches whose notification carries the rows and directly
+ * follows it. Any other notification (a batch too large to carry, or one after a gap), a
+ * reconnect, or an own batch that follows unread rows makes it read the rows above the
+ * cursor and hand them to its local streams. Its own notifications are ignored: the writer hands those rows over
  * itself, and reading them back would cost a query per batch. A row is dispatched only
  * when above the cursor, so no row goes out twice, whichever of the doorbell, the reader
  * and the writer comes first.
@@ -100,14 +143,18 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   const onNotification = (n: { channel: string; payload?: string }): void => {
     if (n.channel !== NOTIFY_CHANNEL) return;
     const payload = n.payload ?? '';
-    const colon = payload.lastIndexOf(':');
-    const seq = Number(payload.slice(colon + 1));
+    const colon = payload.indexOf(':');
+    // This instance's own batches reach its listeners from the writer.
+    if (colon > 0 && payload.slice(0, colon) === sender) return;
+    const rowsAt = payload.indexOf(':', colon + 1);
+    const seq = Number(payload.slice(colon + 1, rowsAt === -1 ? undefined : rowsAt));
     if (colon < 1 || !Number.isSafeInteger(seq)) {
       deps.logger.warn({ payload: payload.slice(0, 200) }, 'ignored a malformed notification');
       return;
     }
-    // This instance's own batches reach its listeners from the writer.
-    if (payload.slice(0, colon) !== sender) want(seq);
+    const carried = rowsAt === -1 ? undefined : rowsOf(payload.slice(rowsAt + 1), seq);
+    if (carried && carried[0]!.seq - 1 === lastSeen) dispatch(carried);
+    else want(seq);
   };
 
   const scheduleReconnect = (): void => {
@@ -159,7 +206,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    doorbell: { channel: NOTIFY_CHANNEL, sender },
+    doorbell: { channel: NOTIFY_CHANNEL, sender, carry: carriedRows },
     deliver: (messages) => {
       // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
       // committed row or to none ever (a failed batch). When the batch does not directly

@@ -6,18 +6,32 @@ export interface PubSubListener {
   message(message: RelayedMessage): void;
 }
 
+/** A message as the writer stores it, before it has a seq. */
+export interface RowToAnnounce {
+  recipient: string;
+  /** The envelope's JSON text. */
+  envelope: string;
+  created_at: Date;
+}
+
 /** Where a batch statement rings the other instances at commit, and who is ringing. */
 export interface Doorbell {
   /** The NOTIFY channel every instance listens on. */
   channel: string;
-  /** This instance's id; the payload is `<sender>:<last seq>`, so it ignores its own rings. */
+  /** This instance's id; the payload starts `<sender>:<last seq>`, so it ignores its own rings. */
   sender: string;
+  /**
+   * What follows the last seq in the payload: the batch's rows when they fit in a
+   * notification (so other instances need not read them back), else nothing.
+   */
+  carry(rows: readonly RowToAnnounce[]): string;
 }
 
 /**
  * Fan-out of stored messages to the live streams of every instance. The writer's batch
  * statement rings the `doorbell` with its last seq at commit, then hands the committed
- * rows to this instance's streams (`deliver`); other instances read them from the store.
+ * rows to this instance's streams (`deliver`); other instances take them from the
+ * notification or read them from the store.
  */
 export interface PubSub {
   /** How other instances hear of a batch; none when there is only this one. */
