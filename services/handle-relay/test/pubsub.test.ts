@@ -98,6 +98,25 @@ async function instance(connect?: () => Promise<ListenClient>, onRead?: () => vo
   };
 }
 
+/** An instance hearing alice (counting its reads of the store) and another that sends. */
+async function listenerAndSender() {
+  let reads = 0;
+  const listening = await instance(undefined, () => (reads += 1));
+  const sender = await instance();
+  const heard = recorder();
+  listening.pubsub.subscribe('alice', heard);
+  await ensureHandle('alice');
+  return {
+    sender,
+    heard,
+    reads: () => reads,
+    close: async () => {
+      await listening.close();
+      await sender.close();
+    },
+  };
+}
+
 if (server) {
   beforeAll(async () => {
     testDb = await createTestDatabase('pubsub');
@@ -159,49 +178,37 @@ describeServer('LISTEN/NOTIFY across instances', () => {
   });
 
   it('takes a small batch from its notification, reading nothing back, and reads one too large to carry', async () => {
-    let reads = 0;
-    const listening = await instance(undefined, () => (reads += 1));
-    const sender = await instance();
+    const p = await listenerAndSender();
     try {
-      const heard = recorder();
-      listening.pubsub.subscribe('alice', heard);
-      await ensureHandle('alice');
       const small = [];
-      for (let n = 0; n < 5; n++) small.push(await sender.store('alice', { n, text: 'é"\\' }));
-      await waitFor(() => heard.got.length === small.length, 'the carried batches');
-      expect(heard.got).toEqual(small);
-      expect(reads).toBe(0);
-      const large = await sender.store('alice', { pad: 'x'.repeat(8_000) });
-      await waitFor(() => heard.got.length === small.length + 1, 'the batch read back');
-      expect(heard.got.at(-1)).toEqual(large);
-      expect(reads).toBeGreaterThan(0);
+      for (let n = 0; n < 5; n++) small.push(await p.sender.store('alice', { n, text: 'é"\\' }));
+      await waitFor(() => p.heard.got.length === small.length, 'the carried batches');
+      expect(p.heard.got).toEqual(small);
+      expect(p.reads()).toBe(0);
+      const large = await p.sender.store('alice', { pad: 'x'.repeat(8_000) });
+      await waitFor(() => p.heard.got.length === small.length + 1, 'the batch read back');
+      expect(p.heard.got.at(-1)).toEqual(large);
+      expect(p.reads()).toBeGreaterThan(0);
     } finally {
-      await listening.close();
-      await sender.close();
+      await p.close();
     }
   });
 
   it('reads the rows before a carried batch that does not follow its cursor', async () => {
-    let reads = 0;
-    const listening = await instance(undefined, () => (reads += 1));
-    const sender = await instance();
+    const p = await listenerAndSender();
     try {
-      const heard = recorder();
-      listening.pubsub.subscribe('alice', heard);
-      await ensureHandle('alice');
       // Stored without any notification: only a read of the store can deliver it.
       const { rows } = await sql<{ seq: number }>`
         insert into message (recipient, envelope, created_at)
         values ('alice', '"unannounced"', now()) returning seq
       `.execute(store.db);
-      const carried = await sender.store('alice', 'carried');
-      await waitFor(() => heard.got.length === 2, 'both rows, in order');
-      expect(heard.seqs).toEqual([rows[0]!.seq, carried.seq]);
-      expect(heard.got[1]).toEqual(carried);
-      expect(reads).toBeGreaterThan(0);
+      const carried = await p.sender.store('alice', 'carried');
+      await waitFor(() => p.heard.got.length === 2, 'both rows, in order');
+      expect(p.heard.seqs).toEqual([rows[0]!.seq, carried.seq]);
+      expect(p.heard.got[1]).toEqual(carried);
+      expect(p.reads()).toBeGreaterThan(0);
     } finally {
-      await listening.close();
-      await sender.close();
+      await p.close();
     }
   });
 
