@@ -44,6 +44,14 @@ describe('without web_dir', () => {
   it('answers other unknown paths with a JSON 404', async () => {
     const res = await request(t.app).get('/app/settings').expect(404);
     expect(res.body).toEqual(err('not_found', 'no such route'));
+    await request(t.app).post('/app/settings').expect(404);
+  });
+
+  it('answers another method on the placeholder page with 405', async () => {
+    const res = await request(t.app).post('/').expect(405);
+    expect(res.headers.allow).toBe('GET');
+    expect(res.body).toEqual(err('method_not_allowed', 'method not allowed'));
+    await request(t.app).head('/').expect(200);
   });
 });
 
@@ -133,9 +141,12 @@ describe('with web_dir', () => {
     expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
   });
 
-  it('does not fall back for other methods', async () => {
-    const res = await request(t.app).post('/inbox/alice').expect(404);
-    expect(res.body).toEqual(err('not_found', 'no such route'));
+  it('answers other methods on the client app paths with 405, never the fallback', async () => {
+    for (const p of ['/', '/inbox/alice', '/assets/app.css']) {
+      const res = await request(t.app).post(p).expect(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.body).toEqual(err('method_not_allowed', 'method not allowed'));
+    }
   });
 });
 

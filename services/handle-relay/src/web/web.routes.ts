@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { errors } from '@svc/envelope';
+import { errors, methodNotAllowed } from '@svc/envelope';
 import express, { Router } from 'express';
 import { placeholderPage } from './placeholder-page.js';
 
@@ -56,9 +56,12 @@ export function webRoutes(deps: WebDeps): Router {
   const router = Router();
   if (!deps.webDir) {
     const page = placeholderPage(deps.server, deps.version);
-    router.get('/', (_req, res) => {
-      res.type('html').send(page);
-    });
+    router
+      .route('/')
+      .get((_req, res) => {
+        res.type('html').send(page);
+      })
+      .all(methodNotAllowed(['GET']));
     return router;
   }
   const root = path.resolve(deps.webDir);
@@ -73,6 +76,12 @@ export function webRoutes(deps: WebDeps): Router {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     if (await staysInside(req.path)) statics(req, res, next);
     else next();
+  });
+  // Every path outside the API is the client app's, served for GET: another method on it
+  // is a wrong method (405), not a missing route.
+  router.all(/.*/, (req, _res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET']);
+    next();
   });
   router.get(/.*/, async (_req, res, next) => {
     if (!(await staysInside('/index.html'))) return next(errors.notFound('no such route'));
