@@ -100,9 +100,12 @@ describe('POST /v1/register: a valid claim', () => {
     expect((res.body as HandleRecord).primary).toBe(primaryOf(keys.publicKey));
   });
 
-  it('accepts the server name in another letter case', async () => {
+  it('refuses the server name in another letter case: it must equal the configured one', async () => {
     const { body } = registration('RELAY.Test', uniqueHandle(), { ts: NOW_S });
-    await post(body).expect(201);
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(
+      badRequest('registration server RELAY.Test does not match this server relay.test'),
+    );
   });
 });
 

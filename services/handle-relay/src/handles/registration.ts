@@ -2,7 +2,7 @@ import { canonicalize } from 'json-canonicalize';
 import { verifyEd25519 } from '../auth/ed25519.js';
 import { relayErrors } from '../errors.js';
 import { validate } from '../http/body.js';
-import { formatPrimary, handleProblem, parsePrimary, sameServer } from './handle-rules.js';
+import { formatPrimary, handleProblem, parsePrimary } from './handle-rules.js';
 import { registrationSchema } from './handle.schemas.js';
 
 /** The only signature suite accepted for registrations. */
@@ -45,7 +45,9 @@ export function verifyRegistration(
   if (!verifyEd25519(key.keyHex, signed, signature.sig)) {
     throw relayErrors.badRequest('registration signature did not verify');
   }
-  if (!sameServer(payload.server, server)) {
+  // The spec: the payload's server "must equal the configured server name" (exactly; the
+  // signed bytes name it as the client meant it).
+  if (payload.server !== server) {
     throw relayErrors.serverMismatch(payload.server, server);
   }
   const problem = handleProblem(payload.handle);
