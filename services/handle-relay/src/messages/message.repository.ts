@@ -30,7 +30,7 @@ export async function insertMessageBatch(
   const envelopes = rows.map((r) => r.envelope);
   const times = rows.map((r) => r.created_at.toISOString());
   const notify = doorbell
-    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:`} || max(seq) || ${doorbell.carry(rows)}) from inserted) as notified`
+    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:${doorbell.carry(rows)}`} || max(seq)) from inserted) as notified`
     : sql``;
   const { rows: stored } = await sql<InsertedMessage>`
     with locked as materialized (select pg_advisory_xact_lock(${WRITE_LOCK_KEY})),

@@ -14,9 +14,11 @@ export const NOTIFY_CHANNEL = 'handle_relay_messages';
 const MAX_CARRIED_BYTES = 7_900;
 
 /**
- * The payload's tail that carries a batch: `:` and a JSON array of `[recipient,
- * created_at, envelope text]` in seq order, the batch's seqs being consecutive up to the
- * payload's last seq. Empty when the batch would not fit.
+ * The part of the payload that carries a batch, between the sender and the last seq: a
+ * JSON array of `[recipient, created_at, envelope text]` in seq order (the batch's seqs
+ * are consecutive up to the last) and `:`. Empty when the batch would not fit. The seq
+ * stays last, after the last colon, so an instance that only knows `<sender>:<last seq>`
+ * still reads it (and, not recognising the sender, reads the rows from the store).
  */
 export function carriedRows(rows: readonly RowToAnnounce[]): string {
   let chars = 0;
@@ -24,8 +26,8 @@ export function carriedRows(rows: readonly RowToAnnounce[]): string {
     chars += r.envelope.length + r.recipient.length;
     if (chars > MAX_CARRIED_BYTES) return '';
   }
-  const tail = `:${JSON.stringify(rows.map((r) => [r.recipient, r.created_at.toISOString(), r.envelope]))}`;
-  return Buffer.byteLength(tail) <= MAX_CARRIED_BYTES ? tail : '';
+  const carried = `${JSON.stringify(rows.map((r) => [r.recipient, r.created_at.toISOString(), r.envelope]))}:`;
+  return Buffer.byteLength(carried) <= MAX_CARRIED_BYTES ? carried : '';
 }
 
 /** The rows a payload carries, numbered up to `lastSeq`; undefined when it carries none. */
@@ -88,8 +90,8 @@ function detach(c: ListenClient): void {
  * so do another instance's batches whose notification carries the rows and directly
  * follows it. Any other notification (a batch too large to carry, or one after a gap), a
  * reconnect, or an own batch that follows unread rows makes it read the rows above the
- * cursor and hand them to its local streams. Its own notifications are ignored: the writer hands those rows over
- * itself, and reading them back would cost a query per batch. A row is dispatched only
+ * cursor and hand them to its local streams. Its own notifications are ignored: the
+ * writer hands those rows over itself, and reading them back would cost a query per batch. A row is dispatched only
  * when above the cursor, so no row goes out twice, whichever of the doorbell, the reader
  * and the writer comes first.
  */
@@ -143,16 +145,18 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   const onNotification = (n: { channel: string; payload?: string }): void => {
     if (n.channel !== NOTIFY_CHANNEL) return;
     const payload = n.payload ?? '';
+    // `<sender>:<last seq>`, or `<sender>:<rows>:<last seq>` (see carriedRows).
     const colon = payload.indexOf(':');
+    const lastColon = payload.lastIndexOf(':');
     // This instance's own batches reach its listeners from the writer.
     if (colon > 0 && payload.slice(0, colon) === sender) return;
-    const rowsAt = payload.indexOf(':', colon + 1);
-    const seq = Number(payload.slice(colon + 1, rowsAt === -1 ? undefined : rowsAt));
+    const seq = Number(payload.slice(lastColon + 1));
     if (colon < 1 || !Number.isSafeInteger(seq)) {
       deps.logger.warn({ payload: payload.slice(0, 200) }, 'ignored a malformed notification');
       return;
     }
-    const carried = rowsAt === -1 ? undefined : rowsOf(payload.slice(rowsAt + 1), seq);
+    const carried =
+      lastColon > colon ? rowsOf(payload.slice(colon + 1, lastColon), seq) : undefined;
     if (carried && carried[0]!.seq - 1 === lastSeen) dispatch(carried);
     else want(seq);
   };

@@ -21,8 +21,8 @@ export interface Doorbell {
   /** This instance's id; the payload starts `<sender>:<last seq>`, so it ignores its own rings. */
   sender: string;
   /**
-   * What follows the last seq in the payload: the batch's rows when they fit in a
-   * notification (so other instances need not read them back), else nothing.
+   * What goes between the sender and the last seq in the payload: the batch's rows when
+   * they fit in a notification (so other instances need not read them back), else nothing.
    */
   carry(rows: readonly RowToAnnounce[]): string;
 }
