@@ -6,13 +6,15 @@ import {
   notFound,
   requestLogging,
 } from '@svc/envelope';
-import express, { type Express } from 'express';
+import type { RequestListener } from 'node:http';
+import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin/admin.routes.js';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { AssetService } from './assets/asset.service.js';
-import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
+import { assetRoutes, multipartIngest, onlyContainerZero } from './assets/asset.routes.js';
+import { ingestLane } from './assets/ingest-lane.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
 import { IngestService } from './assets/ingest.service.js';
 import { TimestampIssuer } from './assets/timestamp-issuer.js';
@@ -65,8 +67,14 @@ function adminDeps(deps: AppDeps) {
   };
 }
 
-/** Builds the asset-store HTTP app; nothing is wired at import time. */
-export function createApp(deps: AppDeps): Express {
+/** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
+export type App = RequestListener;
+
+/**
+ * Builds the asset-store HTTP app: the ingest lane for plain `POST /api/v1/can/0/ingest`,
+ * Express for everything else. Nothing is wired at import time.
+ */
+export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -79,21 +87,20 @@ export function createApp(deps: AppDeps): Express {
   // check precedes any body or path parsing.
   app.use(API_BASE, adminRoutes(adminDeps(deps)));
   const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
-  app.use(
-    API_BASE,
-    assetRoutes({
-      assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
-      ingest: new IngestService({
-        db: deps.db,
-        storage: deps.storage,
-        timestamps,
-        ownRenames: deps.ownRenames,
-      }),
-      tmpDir: deps.storage.layout.tmp,
-      maxUploadBytes: deps.config.max_upload_bytes,
-      maxJsonBytes: deps.config.max_json_bytes,
+  const assetDeps = {
+    assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
+    ingest: new IngestService({
+      db: deps.db,
+      storage: deps.storage,
+      timestamps,
+      ownRenames: deps.ownRenames,
     }),
-  );
+    tmpDir: deps.storage.layout.tmp,
+    maxUploadBytes: deps.config.max_upload_bytes,
+    maxJsonBytes: deps.config.max_json_bytes,
+  };
+  const ingestMultipart = multipartIngest(assetDeps);
+  app.use(API_BASE, assetRoutes(assetDeps, ingestMultipart));
   app.use(API_BASE, searchRoutes(deps));
   const thumbnails = new ThumbnailService({
     db: deps.db,
@@ -112,5 +119,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));
-  return app;
+  const lane = ingestLane({ ingestMultipart, logger: deps.logger, metrics });
+  return (req, res) => {
+    if (!lane(req, res)) app(req, res);
+  };
 }

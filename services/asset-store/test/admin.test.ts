@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
-import type { Express } from 'express';
 import request from 'supertest';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
-import { createApp } from '../src/app.js';
+import { createApp, type App } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { configSchema } from '../src/config.js';
 import { storeEditedAndTrashed } from './asset-helpers.js';
@@ -31,7 +30,7 @@ beforeEach(async () => {
   fs.mkdirSync(path.join(t.storageRoot, '.meta'));
 });
 
-function appWithout(): Express {
+function appWithout(): App {
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, admin_token: undefined })),
     storage: t.storage,

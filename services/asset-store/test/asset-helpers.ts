@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
-import type { Express } from 'express';
+import type { App } from '../src/app.js';
 import { hashBuffer } from '../src/assets/content-hash.js';
 import type { TestApp } from './test-app.js';
 
@@ -15,7 +15,7 @@ export interface Ingested {
 
 /** A successful file ingest; fields are sent as form fields. */
 export async function ingestFile(
-  app: Express,
+  app: App,
   content: Buffer | string,
   filename = 'file.bin',
   fields: Record<string, string> = {},
@@ -28,7 +28,7 @@ export async function ingestFile(
 }
 
 /** A successful data ingest. */
-export async function ingestData(app: Express, body: object): Promise<Ingested> {
+export async function ingestData(app: App, body: object): Promise<Ingested> {
   const res = await request(app).post('/api/v1/can/0/ingest/data').send(body);
   if (res.status !== 200) throw new Error(`data ingest failed: ${res.status} ${res.text}`);
   return (res.body as { data: Ingested }).data;
@@ -81,7 +81,7 @@ export const UNKNOWN_HASH = 'e'.repeat(64);
  * field then edited with PATCH, and a JSON value ingested then trashed.
  */
 export async function storeEditedAndTrashed(
-  app: Express,
+  app: App,
 ): Promise<{ photo: Ingested; data: Ingested }> {
   const base = '/api/v1/can/0';
   const photo = await ingestFile(app, 'pixels', 'photo.png', {

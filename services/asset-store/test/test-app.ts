@@ -4,15 +4,14 @@ import path from 'node:path';
 import type { DatabaseHandle } from '@svc/config/database';
 import { createTestDatabase } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
-import type { Express } from 'express';
-import { createApp } from '../src/app.js';
+import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { openIndex, type Database } from '../src/db/database.js';
 import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
 
 /** One test file's world: its own database, storage folder and app. */
 export interface TestApp {
-  app: Express;
+  app: App;
   config: Config;
   index: DatabaseHandle<Database>;
   storageRoot: string;

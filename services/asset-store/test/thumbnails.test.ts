@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
-import type { Express } from 'express';
 import sharp from 'sharp';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
+import { createApp, type App } from '../src/app.js';
 import { configSchema } from '../src/config.js';
 import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbnail.renderer.js';
 import { storeAsset } from './factories.js';
@@ -20,7 +19,7 @@ const countingRenderer: ThumbnailRenderer = {
   },
 };
 
-function appWith(overrides: Record<string, unknown> = {}): Express {
+function appWith(overrides: Record<string, unknown> = {}): App {
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, ...overrides })),
     storage: t.storage,
@@ -33,7 +32,7 @@ function appWith(overrides: Record<string, unknown> = {}): Express {
   });
 }
 
-let app: Express;
+let app: App;
 beforeAll(async () => {
   t = await createTestApp('thumbnails');
   app = appWith();
@@ -52,7 +51,7 @@ function solid(width: number, height: number) {
   return sharp({ create: { width, height, channels: 3, background: '#3366cc' } });
 }
 
-function thumb(a: Express, hash: string, w: number | string, h: number | string) {
+function thumb(a: App, hash: string, w: number | string, h: number | string) {
   return request(a)
     .get(thumbUrl(hash, w, h))
     .buffer(true)

@@ -1,11 +1,13 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
 import { methodNotAllowed, success } from '@svc/envelope';
-import express, { Router, type RequestHandler } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { assetErrors } from '../errors.js';
 import { sendAsset } from './asset-download.js';
 import { parseInput, patchSchema, MAX_DESCRIPTION } from './asset.schemas.js';
 import { parseHash, type AssetService } from './asset.service.js';
-import type { IngestService } from './ingest.service.js';
+import type { IngestResult, IngestService } from './ingest.service.js';
 import {
   fromMulterError,
   StagingStorageEngine,
@@ -27,8 +29,15 @@ export interface AssetRoutesDeps {
  */
 const STREAM_CHUNK = 256 << 10;
 
-/** `POST /ingest`'s body: exactly one `file` part (streamed to `.tmp/`) plus text fields. */
-function multipartUpload(deps: AssetRoutesDeps): RequestHandler {
+/** `POST /ingest` from the request to the stored asset; the lane and the route share it. */
+export type MultipartIngest = (req: IncomingMessage, res: ServerResponse) => Promise<IngestResult>;
+
+/**
+ * `POST /ingest`'s body: exactly one `file` part (streamed to `.tmp/` by the staging
+ * storage engine under multer) plus text fields, then the ingest itself. Multer needs only
+ * Node's request, so the same parser serves the Express route and the ingest lane.
+ */
+export function multipartIngest(deps: AssetRoutesDeps): MultipartIngest {
   const upload = multer({
     storage: new StagingStorageEngine({
       tmpDir: deps.tmpDir,
@@ -44,27 +53,31 @@ function multipartUpload(deps: AssetRoutesDeps): RequestHandler {
     highWaterMark: STREAM_CHUNK,
     fileHwm: STREAM_CHUNK,
   } as multer.Options).single('file');
-  return (req, res, next) => {
-    upload(req, res, (err: unknown) =>
-      next(err ? fromMulterError(err, deps.maxUploadBytes) : undefined),
+  const parse = promisify(upload) as (req: Request, res: Response) => Promise<void>;
+  return async (req, res) => {
+    const parsed = req as Request;
+    try {
+      await parse(parsed, res as Response);
+    } catch (err) {
+      throw fromMulterError(err, deps.maxUploadBytes);
+    }
+    const file = parsed.file as (Express.Multer.File & StagedPart) | undefined;
+    return deps.ingest.ingestUpload(
+      file && { staged: file.staged, originalName: file.originalname || undefined },
+      parsed.body,
     );
   };
 }
 
 /** Ingest, download, metadata, PATCH, trash and restore, under `/api/v1/can/0`. */
-export function assetRoutes(deps: AssetRoutesDeps): Router {
+export function assetRoutes(deps: AssetRoutesDeps, ingestMultipart: MultipartIngest): Router {
   const router = Router();
   const json = express.json({ limit: deps.maxJsonBytes, type: () => true, strict: false });
 
   router
     .route('/ingest')
-    .post(multipartUpload(deps), async (req, res) => {
-      const file = req.file as (Express.Multer.File & StagedPart) | undefined;
-      const result = await deps.ingest.ingestUpload(
-        file && { staged: file.staged, originalName: file.originalname || undefined },
-        req.body,
-      );
-      res.json(success(result));
+    .post(async (req, res) => {
+      res.json(success(await ingestMultipart(req, res)));
     })
     .all(methodNotAllowed(['POST']));
 
