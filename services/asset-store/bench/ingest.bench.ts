@@ -314,7 +314,7 @@ async function main(): Promise<void> {
     // Warm-up pairs, not judged: a freshly started process spends its first thousands of
     // requests compiling its hot paths (far more code in the service than in the baseline),
     // and on the benchmark machine both servers' small-file rates kept rising for about
-    // 6,000 requests (README, "Performance"). That is start-up cost, not ingest throughput.
+    // 6,000 requests (README, "Benchmarks"). That is start-up cost, not ingest throughput.
     const warm: SmallRound[] = [];
     for (let round = 0; round < WARM_ROUNDS; round++) warm.push(await pair());
     // Judged pairs: each a baseline round and a service round back to back, since the disk

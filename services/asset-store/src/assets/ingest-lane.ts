@@ -32,7 +32,7 @@ async function answerIngest(deps: IngestLaneDeps, req: IncomingMessage, res: Ser
  * `POST /api/v1/can/0/ingest`, spelled exactly so and without a query string, answered
  * ahead of Express: for a small file, Express's own per-request work (prototype swaps, the
  * router's layer walk) cost a sizeable share of the ingest's CPU on the benchmark machine
- * (README, "Performance"). The same multer parser, storage engine, service, error envelope,
+ * (README, "Benchmarks"). The same multer parser, storage engine, service, error envelope,
  * request log line and metrics as the Express route, which still answers every other
  * spelling (letter case, a trailing slash, a query). Answers whether it took the request;
  * when not, the caller hands it to Express.
