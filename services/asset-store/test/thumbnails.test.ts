@@ -238,6 +238,23 @@ describe('thumbnail errors', () => {
     expect(await jpegSize(res.body)).toEqual({ width: 1, height: 1, format: 'jpeg' });
   });
 
+  it('reads a side written with leading zeros as its integer, as list and search do', async () => {
+    const { row } = await storeAsset(t, await solid(400, 200).png().toBuffer(), {
+      mime_type: 'image/png',
+      ext: 'png',
+    });
+    const res = await thumb(app, row.hash, '00040', '0000100').expect(200);
+    expect(await jpegSize(res.body)).toEqual({ width: 40, height: 20, format: 'jpeg' });
+    expect(fs.existsSync(path.join(t.storageRoot, '.thumbs', `${row.hash}_40x100.jpg`))).toBe(true);
+    const over = await request(app)
+      .get(thumbUrl(row.hash, '04097', 10))
+      .expect(400);
+    expect(over.body).toEqual({
+      status: 'error',
+      error: 'invalid max_width: expected an integer from 1 to 4096',
+    });
+  });
+
   it('refuses a malformed hash with 400 and an unknown one with 404', async () => {
     const bad = await request(app)
       .get(thumbUrl('xyz', 10, 10))

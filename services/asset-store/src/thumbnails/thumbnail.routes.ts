@@ -5,11 +5,12 @@ import { assetErrors } from '../errors.js';
 import type { Box } from './thumbnail.renderer.js';
 import type { ThumbnailService } from './thumbnail.service.js';
 
-const SIDE = /^\d{1,4}$/;
+const DIGITS = /^\d+$/;
 
+/** A box side: an integer 1-4096, leading zeros allowed, as list and search read integers. */
 function side(name: string, value: string): number {
   const n = Number(value);
-  if (!SIDE.test(value) || n < 1 || n > 4096) {
+  if (!DIGITS.test(value) || n < 1 || n > 4096) {
     throw assetErrors.badParameter(name, 'an integer from 1 to 4096');
   }
   return n;
