@@ -50,12 +50,12 @@ export interface AppDeps {
   ownRenames?: OwnRenames;
 }
 
-function adminDeps(deps: AppDeps) {
+function adminDeps(deps: AppDeps, verifier: Verifier) {
   const { db, logger } = deps;
   const { layout, attributes } = deps.storage;
   return {
     adminToken: deps.config.admin_token,
-    verifier: deps.verifier ?? new Verifier({ db, layout, attributes, logger }),
+    verifier,
     rebuilder: new Rebuilder({
       db,
       layout,
@@ -81,14 +81,23 @@ export function createApp(deps: AppDeps): App {
   const metrics = createMetrics('asset_store');
   app.use(requestLogging(deps.logger));
   app.use(metrics.middleware);
+  const { layout, attributes } = deps.storage;
+  const verifier =
+    deps.verifier ?? new Verifier({ db: deps.db, layout, attributes, logger: deps.logger });
   // The API routers come first: each layer a request passes costs it path matching, and an
   // ingest is the request that must be cheapest. No other layer matches a path under
   // API_BASE, so the order changes no answer. Before every other router: the admin bearer
   // check precedes any body or path parsing.
-  app.use(API_BASE, adminRoutes(adminDeps(deps)));
+  app.use(API_BASE, adminRoutes(adminDeps(deps, verifier)));
   const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
+  const assets = new AssetService({
+    db: deps.db,
+    storage: deps.storage,
+    logger: deps.logger,
+    verifier,
+  });
   const assetDeps = {
-    assets: new AssetService({ db: deps.db, storage: deps.storage, logger: deps.logger }),
+    assets,
     ingest: new IngestService({
       db: deps.db,
       storage: deps.storage,
@@ -103,8 +112,8 @@ export function createApp(deps: AppDeps): App {
   app.use(API_BASE, assetRoutes(assetDeps, ingestMultipart));
   app.use(API_BASE, searchRoutes(deps));
   const thumbnails = new ThumbnailService({
-    db: deps.db,
-    layout: deps.storage.layout,
+    assets,
+    layout,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
     cacheEnabled: deps.config.enable_thumbnail_cache,
     logger: deps.logger,

@@ -128,11 +128,30 @@ describe('download', () => {
     expect((meta.body as { data: { is_corrupted: boolean } }).data.is_corrupted).toBe(true);
   });
 
-  it('answers an asset whose file vanished with 500 saying so', async () => {
-    const { hash, filename } = await ingestFile(t.app, 'gone soon', 'a.txt');
+  it('answers an asset whose file vanished with 500 saying so, and flags it corrupted', async () => {
+    const { hash, filename } = await ingestFile(t.app, 'gone soon', 'a.txt', { user: 'vanishing' });
     fs.rmSync(path.join(t.storageRoot, filename));
     const res = await request(t.app).get(asset(hash)).expect(500);
     expect(res.body).toEqual({ status: 'error', error: 'asset is corrupted: its file is missing' });
+    // Metadata, list and search agree with that answer at once, not only once the
+    // verifier's watch has reported the deletion.
+    const meta = await request(t.app)
+      .get(`${asset(hash)}/meta`)
+      .expect(200);
+    expect((meta.body as { data: { is_corrupted: boolean } }).data.is_corrupted).toBe(true);
+    const search = (query: string) =>
+      request(t.app).get(`/api/v1/can/0/search?user=vanishing${query}`).expect(200);
+    const hidden = await search('');
+    expect((hidden.body as { data: { items: unknown[] } }).data.items).toEqual([]);
+    const shown = await search('&include_corrupted=true');
+    expect((shown.body as { data: { items: { hash: string }[] } }).data.items).toEqual([
+      expect.objectContaining({ hash, is_corrupted: true }),
+    ]);
+    const again = await request(t.app).get(asset(hash)).expect(500);
+    expect(again.body).toEqual({
+      status: 'error',
+      error: 'asset is corrupted: its file is missing',
+    });
   });
 
   it('answers any container other than 0 with 404', async () => {

@@ -292,6 +292,8 @@ describe('thumbnail errors', () => {
       status: 'error',
       error: 'asset is corrupted: its file is missing',
     });
+    const meta = await request(app).get(`/api/v1/can/0/asset/${gone.row.hash}/meta`).expect(200);
+    expect((meta.body as { data: { is_corrupted: boolean } }).data.is_corrupted).toBe(true);
   });
 
   it('answers another method with 405', async () => {

@@ -87,6 +87,18 @@ describe('a full scrub', () => {
   });
 });
 
+describe('a reader that finds a file gone', () => {
+  it('has it flagged once a second look agrees, and leaves a file that is back alone', async () => {
+    const gone = await storeAsset(t, 'gone for good');
+    const back = await storeAsset(t, 'back already');
+    fs.rmSync(gone.file);
+    await verifier.flagIfMissing(gone.row);
+    await verifier.flagIfMissing(back.row);
+    expect(await corruptedFlag(gone.row.hash)).toBe(true);
+    expect(await corruptedFlag(back.row.hash)).toBe(false);
+  });
+});
+
 describe('the periodic scrub', () => {
   it('runs every verify_interval_hours and catches what no watch reported', async () => {
     const asset = await storeAsset(t, 'checked on a schedule');

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import { toAbsolutePath } from '../storage/layout.js';
+import type { Verifier } from '../verifier/verifier.service.js';
 import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
 import { findAssetByHash, findAssetByHashForUpdate, updateAsset } from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
@@ -16,6 +17,8 @@ export interface AssetServiceDeps {
   db: Kysely<Database>;
   storage: AssetStorage;
   logger: Pick<Logger, 'warn'>;
+  /** Flags an asset whose file a reader found gone. */
+  verifier: Pick<Verifier, 'flagIfMissing'>;
 }
 
 /** An asset whose file is there to be served. */
@@ -48,19 +51,23 @@ export class AssetService {
     return toAssetRecord(row);
   }
 
-  /** The asset's file for download; 500 when it is flagged corrupted or gone. */
+  /**
+   * The asset's file for download and thumbnails; 500 when it is gone (then flagged
+   * corrupted, so metadata, list and search agree with this answer) or flagged corrupted.
+   */
   async locate(hash: string): Promise<LocatedAsset> {
     const row = await findAssetByHash(this.deps.db, hash);
     if (!row) throw assetErrors.notFound();
-    if (row.is_corrupted) throw assetErrors.corrupted();
     const absolutePath = toAbsolutePath(this.deps.storage.layout, row.path);
     let size: number;
     try {
       size = (await fs.stat(absolutePath)).size;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw assetErrors.missingFile();
-      throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await this.deps.verifier.flagIfMissing(row);
+      throw assetErrors.missingFile();
     }
+    if (row.is_corrupted) throw assetErrors.corrupted();
     return {
       record: toAssetRecord(row),
       absolutePath,

@@ -1,14 +1,10 @@
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { findAssetByHash } from '../assets/asset.repository.js';
+import type { AssetService } from '../assets/asset.service.js';
 import { Limiter } from '../concurrency/limiter.js';
 import { SingleFlight } from '../concurrency/single-flight.js';
-import type { Database } from '../db/database.js';
-import { assetErrors } from '../errors.js';
-import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
+import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import { placeholderSvg } from './placeholder.js';
 import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
 import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
@@ -21,7 +17,8 @@ export interface Thumbnail {
 
 /** What the thumbnail service needs. */
 export interface ThumbnailDeps {
-  db: Kysely<Database>;
+  /** Finds the asset's file, with the download's answers for unknown, corrupted and gone. */
+  assets: Pick<AssetService, 'locate'>;
   layout: StorageLayout;
   renderer: ThumbnailRenderer;
   cacheEnabled: boolean;
@@ -30,17 +27,8 @@ export interface ThumbnailDeps {
   concurrency?: number;
 }
 
-function extensionOf(relativePath: string): string {
-  const base = path.posix.basename(relativePath);
-  return (parsePhysicalFilename(base)?.ext ?? path.posix.extname(base).slice(1)) || 'bin';
-}
-
-async function assertFileExists(file: string): Promise<void> {
-  try {
-    await fs.access(file);
-  } catch {
-    throw assetErrors.missingFile();
-  }
+function extensionOf(filename: string): string {
+  return (parsePhysicalFilename(filename)?.ext ?? path.posix.extname(filename).slice(1)) || 'bin';
 }
 
 /**
@@ -57,16 +45,12 @@ export class ThumbnailService {
 
   /** The thumbnail of one asset fitting `box`; 404 unknown, 500 corrupted or missing. */
   async get(hash: string, box: Box): Promise<Thumbnail> {
-    const row = await findAssetByHash(this.deps.db, hash);
-    if (!row) throw assetErrors.notFound();
-    if (row.is_corrupted) throw assetErrors.corrupted();
-    const file = toAbsolutePath(this.deps.layout, row.path);
-    await assertFileExists(file);
+    const { record, absolutePath: file, filename } = await this.deps.assets.locate(hash);
     const placeholder = (): Thumbnail => ({
       contentType: 'image/svg+xml',
-      body: placeholderSvg(extensionOf(row.path), box),
+      body: placeholderSvg(extensionOf(filename), box),
     });
-    if (!row.mime_type.toLowerCase().startsWith('image/')) return placeholder();
+    if (!record.mime_type.toLowerCase().startsWith('image/')) return placeholder();
 
     const cached = thumbnailPath(this.deps.layout, hash, box);
     // The cache is read inside the flight too: a request that missed it while another was

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -68,6 +69,21 @@ export class Verifier {
     if (again !== state) return again;
     await this.#flag(row.hash, file, state);
     return state;
+  }
+
+  /**
+   * A reader found the asset's file gone: the asset is corrupted (contract), so it is flagged
+   * now rather than when the watch reports it, once a second look agrees. A file that is
+   * back is left to the watch, which checks its content.
+   */
+  async flagIfMissing(row: AssetRow): Promise<void> {
+    if (row.is_corrupted) return;
+    const file = toAbsolutePath(this.deps.layout, row.path);
+    const gone = await fs.promises.stat(file).then(
+      () => false,
+      (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR',
+    );
+    if (gone) await this.#flag(row.hash, file, 'missing');
   }
 
   async #flag(hash: string, file: string, state: FileState): Promise<void> {
