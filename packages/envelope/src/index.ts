@@ -9,6 +9,8 @@ export {
   writeError,
   writeJson,
 } from './middleware.js';
+export { jsonLane } from './lane.js';
+export type { LaneOptions } from './lane.js';
 export { createLogger, createMetrics } from './observability.js';
 export { requestLogging, startRequestLine } from './request-logging.js';
 export type { Metrics } from './observability.js';

@@ -1,11 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  handleRelayError,
-  startRequestLine,
-  writeError,
-  writeJson,
-  type Metrics,
-} from '@svc/envelope';
+import { handleRelayError, jsonLane, type Metrics } from '@svc/envelope';
 import type { Logger } from 'pino';
 import { readStrictJsonBody } from '../http/body.js';
 import type { RateLimiter } from '../rate-limit/rate-limit.middleware.js';
@@ -37,16 +31,6 @@ function isPlainSend(req: IncomingMessage): boolean {
   return type === undefined || !/charset/i.test(type) || UTF8_CHARSET.test(type);
 }
 
-async function answerSend(deps: SendLaneDeps, req: IncomingMessage, res: ServerResponse) {
-  try {
-    deps.limit(req.socket.remoteAddress);
-    const body = await readStrictJsonBody(req, SEND_BODY_LIMIT_BYTES);
-    writeJson(res, 201, await sendMessage(deps.messages, body));
-  } catch (err) {
-    writeError(res, err, handleRelayError, deps.logger);
-  }
-}
-
 /**
  * `POST /v1/messages` answered ahead of Express: the relay's hottest route, where Express's
  * own per-request work (prototype swaps, the router's layer walk, body-parser's setup) cost
@@ -58,11 +42,16 @@ async function answerSend(deps: SendLaneDeps, req: IncomingMessage, res: ServerR
 export function sendLane(
   deps: SendLaneDeps,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  return (req, res) => {
-    if (!isPlainSend(req)) return false;
-    startRequestLine(deps.logger, req, res);
-    deps.metrics.track(req, res, SEND_PATH);
-    void answerSend(deps, req, res);
-    return true;
-  };
+  return jsonLane({
+    takes: isPlainSend,
+    route: SEND_PATH,
+    answer: async (req) => {
+      deps.limit(req.socket.remoteAddress);
+      const body = await readStrictJsonBody(req, SEND_BODY_LIMIT_BYTES);
+      return [201, await sendMessage(deps.messages, body)];
+    },
+    render: handleRelayError,
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
 }
