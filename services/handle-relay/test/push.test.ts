@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import request from 'supertest';
-import { authLines, signedAuthValue } from '../src/client/index.js';
+import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { PUSH_CONCURRENCY, PushNotifier } from '../src/push/push-notifier.js';
 import type { PushSender } from '../src/push/push-sender.port.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
@@ -131,6 +131,55 @@ describe('POST /v1/push/subscribe/{handle}', () => {
       error: { code: 'bad_request', message: 'p256dh must be a string' },
     });
     expect(await rows(t, alice.handle)).toEqual([]);
+  });
+
+  it.each<[Verb, string, string]>([
+    [
+      'subscribe',
+      'malformed',
+      'malformed auth value: expected <unix_ts>:<sig_hex> with an integer ts',
+    ],
+    ['subscribe', 'stale', 'auth header is stale'],
+    [
+      'unsubscribe',
+      'malformed',
+      'malformed auth value: expected <unix_ts>:<sig_hex> with an integer ts',
+    ],
+    ['unsubscribe', 'stale', 'auth header is stale'],
+  ])(
+    '%s: answers 401 for a %s X-ID-Auth before reading a malformed body',
+    async (verb, kind, message) => {
+      const alice = await registerHandle(t.app, t.config.server);
+      const auth =
+        kind === 'stale'
+          ? signedAuthValue(
+              alice.keys.secretKey,
+              authLines.push(verb, alice.handle, ''),
+              unixNow() - 3600,
+            )
+          : 'not-an-auth-value';
+      const res = await request(t.app)
+        .post(`/v1/push/${verb}/${alice.handle}`)
+        .set('X-ID-Auth', auth)
+        .set('Content-Type', 'application/json')
+        .send('{"endpoint":')
+        .expect(401);
+      expect(res.body).toEqual({ error: { code: 'unauthorized', message } });
+    },
+  );
+
+  it('answers 400 for a malformed body under a fresh, well-formed X-ID-Auth', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const res = await request(t.app)
+      .post(`/v1/push/subscribe/${alice.handle}`)
+      .set(
+        'X-ID-Auth',
+        signedAuthValue(alice.keys.secretKey, authLines.push('subscribe', alice.handle, '')),
+      )
+      .set('Content-Type', 'application/json')
+      .send('{"endpoint":')
+      .expect(400);
+    expect(res.body).toEqual({ error: { code: 'bad_request', message: 'malformed JSON body' } });
   });
 
   it('accepts the keys in standard base64 with padding as well as base64url', async () => {

@@ -24,25 +24,50 @@ export function canonicalMessage(lines: readonly string[], ts: number | string):
   return [...lines, String(ts)].join('\n');
 }
 
+/** An auth value that is well formed and fresh, its signature not yet checked. */
+export interface FreshAuthValue {
+  /** The timestamp as sent: the signed line is this text. */
+  tsText: string;
+  sigHex: string;
+}
+
+/**
+ * The checks of an auth value that need no key and no body: present, `<unix_ts>:<sig_hex>`
+ * with an integer timestamp, at most 60 s from the server clock. Throws 401 `unauthorized`.
+ */
+export function readAuthValue(value: string | undefined, now: number): FreshAuthValue {
+  if (value === undefined || value === '') throw relayErrors.missingAuth();
+  const colon = value.indexOf(':');
+  if (colon < 0) throw relayErrors.malformedAuth();
+  const tsText = value.slice(0, colon);
+  if (!TS.test(tsText)) throw relayErrors.malformedAuth();
+  const nowSeconds = Math.floor(now / 1000);
+  if (Math.abs(nowSeconds - Number(tsText)) > SIGNED_REQUEST_SKEW_SECONDS) {
+    throw relayErrors.staleAuth();
+  }
+  return { tsText, sigHex: value.slice(colon + 1) };
+}
+
+/** Throws 401 unless `auth` signs exactly these lines (plus its timestamp) with `primary`'s key. */
+export function verifyAuthSignature(
+  auth: FreshAuthValue,
+  primary: string,
+  lines: readonly string[],
+): void {
+  const key = parsePrimary(primary);
+  const message = Buffer.from(canonicalMessage(lines, auth.tsText), 'utf8');
+  if (!key || !verifyEd25519(key.keyHex, message, auth.sigHex)) {
+    throw relayErrors.badSignature();
+  }
+}
+
 /**
  * The one `X-ID-Auth` verifier of every protected route. Throws 401 `unauthorized`:
  * missing value, malformed value, stale timestamp (> 60 s either way), or a signature
  * that does not verify for exactly these lines and key. Returns the signed timestamp.
  */
 export function verifySignedRequest(input: SignedRequestInput): number {
-  const { value } = input;
-  if (value === undefined || value === '') throw relayErrors.missingAuth();
-  const colon = value.indexOf(':');
-  if (colon < 0) throw relayErrors.malformedAuth();
-  const tsText = value.slice(0, colon);
-  if (!TS.test(tsText)) throw relayErrors.malformedAuth();
-  const ts = Number(tsText);
-  const nowSeconds = Math.floor(input.now / 1000);
-  if (Math.abs(nowSeconds - ts) > SIGNED_REQUEST_SKEW_SECONDS) throw relayErrors.staleAuth();
-  const primary = parsePrimary(input.primary);
-  const message = Buffer.from(canonicalMessage(input.lines, tsText), 'utf8');
-  if (!primary || !verifyEd25519(primary.keyHex, message, value.slice(colon + 1))) {
-    throw relayErrors.badSignature();
-  }
-  return ts;
+  const auth = readAuthValue(input.value, input.now);
+  verifyAuthSignature(auth, input.primary, input.lines);
+  return Number(auth.tsText);
 }

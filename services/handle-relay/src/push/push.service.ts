@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { verifySignedRequest } from '../auth/signed-request.js';
+import { readAuthValue, verifyAuthSignature } from '../auth/signed-request.js';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
@@ -25,9 +25,10 @@ export interface PushRequest {
 }
 
 /**
- * Handle valid (400), exists (404), `X-ID-Auth` over `<verb>`, the path and the claimed
- * endpoint (401; the body is read only now, malformed JSON being a 400). Returns the
- * folded handle and the parsed body.
+ * Handle valid (400), exists (404), then `X-ID-Auth` (401). The signature covers the body's
+ * endpoint, so only the checks that need no body (present, well formed, fresh) come before
+ * the body is read (malformed JSON: 400); the signature over `<verb>`, the path and the
+ * claimed endpoint is checked right after. Returns the folded handle and the parsed body.
  */
 async function authorise(
   deps: PushServiceDeps,
@@ -37,16 +38,13 @@ async function authorise(
   const handle = requireValidHandle(r.handle);
   const row = await findHandle(deps.db, handle);
   if (!row) throw relayErrors.unknownHandle();
-  // The signature covers the body's endpoint, so the body is read before it is checked;
-  // a missing header is a 401 whatever the body holds.
-  if (r.auth === undefined) throw relayErrors.missingAuth();
+  const auth = readAuthValue(r.auth, deps.now());
   const body = parseJsonBody(r.body);
-  verifySignedRequest({
-    value: r.auth,
-    primary: row.primary_key,
-    lines: [verb, `/v1/push/${verb}/${handle}`, claimedEndpoint(body)],
-    now: deps.now(),
-  });
+  verifyAuthSignature(auth, row.primary_key, [
+    verb,
+    `/v1/push/${verb}/${handle}`,
+    claimedEndpoint(body),
+  ]);
   return { handle, body };
 }
 
