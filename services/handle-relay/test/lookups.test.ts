@@ -48,6 +48,15 @@ describe('GET /v1/u/{handle}', () => {
     },
   );
 
+  it('folds only ASCII letters: the look-alike Kelvin sign (U+212A) is not a k', async () => {
+    const { handle } = await registerHandle(t.app, SERVER, uniqueHandle('kelvin'));
+    const lookAlike = `\u212A${handle.slice(1)}`;
+    const res = await request(t.app)
+      .get(`/v1/u/${encodeURIComponent(lookAlike)}`)
+      .expect(404);
+    expect(res.body).toEqual(notFound('handle not found'));
+  });
+
   it('answers 405 for another method', async () => {
     const res = await request(t.app).delete('/v1/u/alice').expect(405);
     expect(res.headers.allow).toBe('GET');

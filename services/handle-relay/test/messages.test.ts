@@ -100,6 +100,18 @@ describe('POST /v1/messages', () => {
     expect(res.body).toEqual({ error: { code: 'bad_request', message } });
   });
 
+  it('answers 400 for a recipient spelled with a non-ASCII look-alike (Kelvin sign for k)', async () => {
+    const kelvin = await registerHandle(t.app, t.config.server, uniqueHandle('kelvin'));
+    const res = await send(`\u212A${kelvin.handle.slice(1)}`, 'hi').expect(400);
+    expect(res.body).toEqual({
+      error: {
+        code: 'bad_request',
+        message: 'handle may contain only lowercase letters a-z, digits 0-9, _ and -',
+      },
+    });
+    expect(await storedRows(kelvin.handle)).toEqual([]);
+  });
+
   it('reads the body as JSON whatever Content-Type it is sent with', async () => {
     const bob = await registerHandle(t.app, t.config.server);
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {

@@ -49,6 +49,12 @@ describe('GET /.well-known/webfinger', () => {
     expect((JSON.parse(res.text) as { subject: string }).subject).toBe(`acct:${handle}@${SERVER}`);
   });
 
+  it('answers 404 for a handle spelled with a non-ASCII look-alike (Kelvin sign for k)', async () => {
+    const { handle } = await registerHandle(t.app, SERVER, uniqueHandle('kelvin'));
+    const res = await finger(`acct:\u212A${handle.slice(1)}@${SERVER}`).expect(404);
+    expect(res.body).toEqual(err('not_found', 'handle not found'));
+  });
+
   it('answers 400 without resource', async () => {
     const res = await finger().expect(400);
     expect(res.body).toEqual(err('bad_request', 'missing resource query parameter'));

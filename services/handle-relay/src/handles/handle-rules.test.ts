@@ -29,6 +29,9 @@ describe('handle rules', () => {
     expect(foldHandle('AlIcE')).toBe('alice');
     expect(requireValidHandle('AlIcE')).toBe('alice');
     expect(() => requireValidHandle('ROOT')).toThrow('handle root is reserved');
+    // Only ASCII folds: the Kelvin sign lowercases to "k" in JavaScript.
+    expect(foldHandle('\u212Aate')).toBe('\u212Aate');
+    expect(() => requireValidHandle('\u212Aate')).toThrow('handle may contain only');
   });
 
   it('splits a qualified handle at the last @', () => {

@@ -62,9 +62,15 @@ export function isValidHandle(handle: string): boolean {
   return handleProblem(handle) === undefined;
 }
 
-/** Lookups, WebFinger and paths fold case; registration requires the folded form already. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * Lookups, WebFinger and paths fold case; registration requires the folded form already.
+ * Only ASCII folds: `toLowerCase` would also turn the Kelvin sign (U+212A) into `k`, making
+ * a name outside the handle alphabet reach a handle.
+ */
 export function foldHandle(handle: string): string {
-  return handle.toLowerCase();
+  return NON_ASCII.test(handle) ? handle : handle.toLowerCase();
 }
 
 /**
