@@ -237,6 +237,16 @@ describe('PUT /v1/profile/{handle}/proofs: body', () => {
       { proofs: [`web:${'x'.repeat(509)}`] },
       'each proof must be at most 512 characters',
     ],
+    [
+      'an entry holding a NUL character',
+      { proofs: ['web:a\u0000b'] },
+      'each proof must not contain NUL characters or lone surrogates',
+    ],
+    [
+      'an entry holding a lone surrogate',
+      { proofs: ['web:a\ud800b'] },
+      'each proof must not contain NUL characters or lone surrogates',
+    ],
   ])('answers 400 for %s and keeps the old list', async (_name, body, message) => {
     const o = await owner();
     await put(o.handle, { proofs: ['keep:me'] }, authFor(o)).expect(204);

@@ -264,6 +264,30 @@ describe('POST /v1/push/subscribe/{handle}', () => {
     },
   );
 
+  it.each<[Verb, string]>([
+    ['subscribe', 'https://push.example.com/a\u0000b'],
+    ['subscribe', 'https://push.example.com/a\udc00b'],
+    ['unsubscribe', 'https://push.example.com/a\u0000b'],
+  ])(
+    '%s: answers 400 for the endpoint %j, which could not be stored as given',
+    async (verb, url) => {
+      const alice = await registerHandle(t.app, t.config.server);
+      const k = browserKeys();
+      const body =
+        verb === 'subscribe'
+          ? { endpoint: url, p256dh: k.p256dh, auth: k.auth }
+          : { endpoint: url };
+      const res = await post(t, verb, alice, body).expect(400);
+      expect(res.body).toEqual({
+        error: {
+          code: 'bad_request',
+          message: 'endpoint must not contain NUL characters or lone surrogates',
+        },
+      });
+      expect(await rows(t, alice.handle)).toEqual([]);
+    },
+  );
+
   it('accepts a public https endpoint without the private-endpoint setting', async () => {
     const alice = await registerHandle(strict.app, strict.config.server);
     const k = browserKeys();

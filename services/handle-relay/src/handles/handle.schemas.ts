@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableText } from '../http/storable-text.js';
 
 /** Longest proof entry (contract, "Proofs"). */
 export const PROOF_MAX_LENGTH = 512;
@@ -44,4 +45,5 @@ export const proofsBodySchema = z.object(
 export const proofEntrySchema = z
   .string({ error: 'each proof must be a string' })
   .max(PROOF_MAX_LENGTH, `each proof must be at most ${PROOF_MAX_LENGTH} characters`)
-  .regex(PROOF, 'each proof must look like <channel>:<identifier>');
+  .regex(PROOF, 'each proof must look like <channel>:<identifier>')
+  .refine(isStorableText, 'each proof must not contain NUL characters or lone surrogates');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorableText } from '../http/storable-text.js';
 
 const key = (name: string) =>
   z
@@ -10,7 +11,8 @@ const key = (name: string) =>
 const endpoint = z
   .string({ error: 'endpoint must be a string' })
   .min(1, 'endpoint must not be empty')
-  .max(2048, 'endpoint is too long');
+  .max(2048, 'endpoint is too long')
+  .refine(isStorableText, 'endpoint must not contain NUL characters or lone surrogates');
 
 /** Lifts the browser shape's `keys.{p256dh,auth}` to the top level; leaves the flat shape be. */
 function flatten(body: unknown): unknown {
