@@ -110,6 +110,36 @@ describe('real responses match the document', () => {
     api.check('GET', '/v1/u/{handle}', await request(t.app).get(`/v1/u/${o.handle}`));
   });
 
+  it('HTTP edges: a Content-Encoding it cannot read (415), broken percent-encoding (400)', async () => {
+    const bodyRoutes: [string, string, string][] = [
+      ['POST', '/v1/register', '/v1/register'],
+      ['PUT', '/v1/profile/{handle}/proofs', '/v1/profile/abcd/proofs'],
+      ['POST', '/v1/push/subscribe/{handle}', '/v1/push/subscribe/abcd'],
+      ['POST', '/v1/push/unsubscribe/{handle}', '/v1/push/unsubscribe/abcd'],
+      ['POST', '/v1/messages', '/v1/messages'],
+    ];
+    for (const [method, tpl, path] of bodyRoutes) {
+      const res = await request(t.app)
+        [method === 'PUT' ? 'put' : 'post'](path)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'x-unknown')
+        .send('{}');
+      expect(res.status).toBe(415);
+      api.check(method, tpl, res);
+    }
+    const paramRoutes: [string, string][] = [
+      ['/v1/u/{handle}', '/v1/u/%E0%A4%A'],
+      ['/v1/by-primary/{primary}', '/v1/by-primary/%E0%A4%A'],
+      ['/v1/inbox/{handle}', '/v1/inbox/%E0%A4%A'],
+      ['/v1/inbox/{handle}/stream', '/v1/inbox/%E0%A4%A/stream'],
+    ];
+    for (const [tpl, path] of paramRoutes) {
+      const res = await request(t.app).get(path);
+      expect(res.status).toBe(400);
+      api.check('GET', tpl, res);
+    }
+  });
+
   it('WebFinger, the web root, the callout and this document', async () => {
     const o = await registerHandle(t.app, SERVER);
     const wf = '/.well-known/webfinger';

@@ -71,6 +71,7 @@ export const handlesOpenApi: OpenApiFeature = {
           '400': errorResponse('Bad envelope or signature, server mismatch, handle rule, skew'),
           '409': errorResponse('Handle already claimed, or the primary already owns one'),
           '413': errorResponse('Body above 64 KiB'),
+          '415': errorResponse('A `Content-Encoding` it cannot read (`unsupported_media_type`)'),
           '429': errorResponse('Rate limited (`rate_limited`, with `Retry-After`)'),
         },
       },
@@ -81,6 +82,7 @@ export const handlesOpenApi: OpenApiFeature = {
         parameters: [pathParam('handle', 'bare handle')],
         responses: {
           '200': jsonResponse('The handle record', ref('HandleRecord')),
+          '400': errorResponse('Malformed percent-encoding in the path'),
           '404': errorResponse('Not registered'),
         },
       },
@@ -124,6 +126,7 @@ export const handlesOpenApi: OpenApiFeature = {
           '401': errorResponse('X-ID-Auth missing, malformed, stale or not verifying'),
           '404': errorResponse('Not registered'),
           '413': errorResponse('Body above 256 KiB'),
+          '415': errorResponse('A `Content-Encoding` it cannot read (`unsupported_media_type`)'),
         },
       },
     },
