@@ -55,6 +55,12 @@ describe('GET /.well-known/webfinger', () => {
     expect(res.body).toEqual(err('not_found', 'handle not found'));
   });
 
+  it('matches the acct: scheme in any letter case, as URI schemes are', async () => {
+    const { handle } = await registerHandle(t.app, SERVER);
+    const res = await finger(`ACCT:${handle}@${SERVER}`).expect(200);
+    expect((JSON.parse(res.text) as { subject: string }).subject).toBe(`acct:${handle}@${SERVER}`);
+  });
+
   it('answers 400 without resource', async () => {
     const res = await finger().expect(400);
     expect(res.body).toEqual(err('bad_request', 'missing resource query parameter'));
