@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+import { openIndex } from '../src/db/database.js';
+
+const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
+// Two starts of the whole service through tsx, and a few hundred ingests between them.
+const TIMEOUT_MS = 120_000;
+const WORKERS = 8;
+const ACKNOWLEDGED_BEFORE_KILL = 120;
+
+interface Acknowledged {
+  hash: string;
+  timestamp: number;
+  content: Buffer;
+}
+
+let dir: string;
+let db: TestDatabase | undefined;
+let running: ServiceProcess | undefined;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-crash-'));
+});
+afterEach(async () => {
+  if (running && running.child.exitCode === null && running.child.signalCode === null) {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+  running = undefined;
+  await db?.drop();
+  db = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function ingest(base: string, i: number): Promise<Acknowledged | undefined> {
+  const content = randomBytes(512 + (i % 64) * 128);
+  const form = new FormData();
+  form.append('tags', 'crash');
+  form.append('file', new Blob([content]), `f${i}.bin`);
+  const res = await fetch(`${base}/api/v1/can/0/ingest`, { method: 'POST', body: form });
+  if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+  const { data } = (await res.json()) as { data: { hash: string; timestamp: number } };
+  return { hash: data.hash, timestamp: data.timestamp, content };
+}
+
+// A server database outlives the killed process as it would in production; the embedded
+// one lives inside the process, so a kill tests PGlite rather than the service.
+const postgresOnly = testDatabaseMode() === 'postgres' ? it : it.skip;
+
+describe('a service killed (SIGKILL) in the middle of concurrent ingests', () => {
+  postgresOnly(
+    'still has every acknowledged asset after a restart, and no staged leftovers',
+    async () => {
+      db = await createTestDatabase('asset_crash');
+      if (db.target.kind !== 'postgres') throw new Error('needs a server database');
+      const port = await freePort();
+      const config = path.join(dir, 'config.yaml');
+      fs.writeFileSync(
+        config,
+        `storage_root: ./assets\nlisten: 127.0.0.1:${port}\ndatabase_url: ${db.target.url}\n` +
+          'log_level: warn\n',
+      );
+      const base = `http://127.0.0.1:${port}`;
+      const waitUntilUp = async () => {
+        for (let i = 0; i < 600; i++) {
+          if ((await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200) return;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error('service did not come up');
+      };
+      running = spawnService(ENTRY, [config]);
+      await waitUntilUp();
+
+      const acknowledged: Acknowledged[] = [];
+      let next = 0;
+      let killed = false;
+      let failedInFlight = 0;
+      const victim = running;
+      await Promise.all(
+        Array.from({ length: WORKERS }, async () => {
+          while (!killed) {
+            try {
+              const done = await ingest(base, next++);
+              if (done) acknowledged.push(done);
+            } catch {
+              failedInFlight += 1;
+              return;
+            }
+            if (acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL && !killed) {
+              killed = true;
+              victim.child.kill('SIGKILL');
+            }
+          }
+        }),
+      );
+      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      // The other workers' requests were cut off mid-flight by the kill.
+      expect(failedInFlight).toBeGreaterThan(0);
+
+      running = spawnService(ENTRY, [config]);
+      await waitUntilUp();
+      const root = path.join(dir, 'assets');
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+      for (const asset of acknowledged) {
+        const download = await fetch(`${base}/api/v1/can/0/asset/${asset.hash}`);
+        expect(download.status).toBe(200);
+        expect(Buffer.from(await download.arrayBuffer()).equals(asset.content)).toBe(true);
+        const meta = await fetch(`${base}/api/v1/can/0/asset/${asset.hash}/meta`);
+        expect(await meta.json()).toEqual({
+          status: 'success',
+          data: {
+            hash: asset.hash,
+            timestamp: asset.timestamp,
+            mime_type: 'application/octet-stream',
+            tags: ['crash'],
+            is_trashed: false,
+            is_corrupted: false,
+          },
+        });
+      }
+      // No row names a file that is not there (the folder fsync precedes every commit).
+      const index = await openIndex(db.target);
+      try {
+        const rows = await index.db.selectFrom('asset').select('path').execute();
+        expect(rows.length).toBeGreaterThanOrEqual(acknowledged.length);
+        expect(rows.filter((r) => !fs.existsSync(path.join(root, r.path)))).toEqual([]);
+      } finally {
+        await index.close();
+      }
+    },
+    TIMEOUT_MS,
+  );
+});
