@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
+
+const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
+// Two starts of the whole service through tsx, and a few hundred sends between them.
+const TIMEOUT_MS = 120_000;
+const WORKERS = 8;
+const ACKNOWLEDGED_BEFORE_KILL = 200;
+const SERVER = 'relay.example';
+
+interface Acknowledged {
+  seq: number;
+  created_at: string;
+  envelope: { n: number; ct: string };
+}
+
+let dir: string;
+let db: TestDatabase | undefined;
+let running: ServiceProcess | undefined;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'handle-relay-crash-'));
+});
+afterEach(async () => {
+  if (running && running.child.exitCode === null && running.child.signalCode === null) {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  }
+  running = undefined;
+  await db?.drop();
+  db = undefined;
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function waitUntilUp(client: RelayClient): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if ((await client.health().catch(() => undefined))?.status === 'ok') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('service did not come up');
+}
+
+// A server database outlives the killed process as it would in production; the embedded
+// one lives inside the process, so a kill tests PGlite rather than the service.
+const postgresOnly = testDatabaseMode() === 'postgres' ? it : it.skip;
+
+describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
+  postgresOnly(
+    'still delivers every acknowledged message, once and in order, after a restart',
+    async () => {
+      db = await createTestDatabase('relay_crash');
+      if (db.target.kind !== 'postgres') throw new Error('needs a server database');
+      const port = await freePort();
+      const config = path.join(dir, 'config.yaml');
+      fs.writeFileSync(
+        config,
+        [
+          `bind: 127.0.0.1:${port}`,
+          `db: ${db.target.url}`,
+          `server: ${SERVER}`,
+          'vapid_key_path: ./vapid.json',
+          'rate_limit_per_minute: 0',
+          'log_level: warn',
+          '',
+        ].join('\n'),
+      );
+      const client = new RelayClient({ baseUrl: `http://127.0.0.1:${port}` });
+      running = spawnService(ENTRY, [config]);
+      await waitUntilUp(client);
+      const keys = generateKeyPair();
+      await client.register(SERVER, 'crash-test', keys);
+
+      const acknowledged: Acknowledged[] = [];
+      let next = 0;
+      let killed = false;
+      let failedInFlight = 0;
+      const victim = running;
+      await Promise.all(
+        Array.from({ length: WORKERS }, async () => {
+          while (!killed) {
+            const envelope = { n: next++, ct: randomBytes(48).toString('base64') };
+            try {
+              acknowledged.push({ ...(await client.send('crash-test', envelope)), envelope });
+            } catch {
+              failedInFlight += 1;
+              return;
+            }
+            if (acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL && !killed) {
+              killed = true;
+              victim.child.kill('SIGKILL');
+            }
+          }
+        }),
+      );
+      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      // The other workers' sends were cut off mid-flight by the kill.
+      expect(failedInFlight).toBeGreaterThan(0);
+
+      running = spawnService(ENTRY, [config]);
+      await waitUntilUp(client);
+      const delivered: InboxPage['messages'] = [];
+      for (let since = 0; ;) {
+        const page = await client.inbox('crash-test', keys, { since, limit: 500 });
+        delivered.push(...page.messages);
+        if (!page.has_more) break;
+        since = page.next_since;
+      }
+      const seqs = delivered.map((m) => m.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(new Set(seqs).size).toBe(seqs.length);
+      const bySeq = new Map(delivered.map((m) => [m.seq, m]));
+      expect(acknowledged.filter((a) => !bySeq.has(a.seq))).toEqual([]);
+      for (const sent of acknowledged) {
+        expect(bySeq.get(sent.seq)).toEqual({
+          seq: sent.seq,
+          envelope: sent.envelope,
+          created_at: sent.created_at,
+        });
+      }
+      const after = await client.send('crash-test', { n: -1, ct: 'after the restart' });
+      expect(after.seq).toBeGreaterThan(Math.max(...seqs));
+    },
+    TIMEOUT_MS,
+  );
+});
