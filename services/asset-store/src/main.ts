@@ -31,14 +31,16 @@ async function main(): Promise<void> {
   const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const { layout, attributes } = storage;
-  // Awaited: a lost database must be whole again before the first list or search.
-  await new Rebuilder({
+  const rebuilder = new Rebuilder({
     db: index.db,
     layout,
     attributes,
     logger,
     errorThreshold: config.rebuild_error_threshold,
-  }).rebuildIfEmpty();
+  });
+  // Awaited: a lost database must be whole again before the first list or search, and the
+  // files of ingests a crash cut off must be indexed before the first ingest.
+  if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
   const verifier = new Verifier({ db: index.db, layout, attributes, logger });
   const ownRenames = new OwnRenames();
   const app = createApp({

@@ -41,3 +41,23 @@ export async function isIndexEmpty(db: Kysely<Database>): Promise<boolean> {
   const row = await db.selectFrom('asset').select('hash').limit(1).executeTakeFirst();
   return row === undefined;
 }
+
+/** Hashes looked up per statement, to bound its parameters. */
+const LOOKUP_CHUNK = 1000;
+
+/** Those of `hashes` that no row has. */
+export async function unindexedHashes(
+  db: Kysely<Database>,
+  hashes: readonly string[],
+): Promise<string[]> {
+  const known = new Set<string>();
+  for (let i = 0; i < hashes.length; i += LOOKUP_CHUNK) {
+    const rows = await db
+      .selectFrom('asset')
+      .select('hash')
+      .where('hash', 'in', hashes.slice(i, i + LOOKUP_CHUNK))
+      .execute();
+    for (const row of rows) known.add(row.hash);
+  }
+  return hashes.filter((h) => !known.has(h));
+}

@@ -10,7 +10,13 @@ import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
 import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
-import { deleteAllAssets, isIndexEmpty, upsertAsset } from './rebuild.repository.js';
+import { maxAssetTimestamp } from '../assets/asset.repository.js';
+import {
+  deleteAllAssets,
+  isIndexEmpty,
+  unindexedHashes,
+  upsertAsset,
+} from './rebuild.repository.js';
 import { hasStoredFiles, scanStorage, type ScannedFile } from './storage-scan.js';
 
 /** `soft` upserts over the index; `hard` empties it first. */
@@ -37,6 +43,13 @@ export interface RebuildDeps {
 }
 
 const CHUNK = 64;
+
+/**
+ * How far before the newest row an ingest cut off by a crash can have begun: its timestamp
+ * is issued when its upload starts, so this bounds the upload's length that recovery at
+ * start covers (a soft rebuild covers any).
+ */
+const UNCOMMITTED_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** The tags a physical filename still shows (sanitised, so only a best effort). */
 function tagsInFilename(name: string, head: string, ext: string): string[] {
@@ -97,6 +110,38 @@ export class Rebuilder {
     const report = await this.rebuild('soft');
     this.deps.logger.info(report, 'index was empty; rebuilt it from the storage root');
     return report;
+  }
+
+  /**
+   * At start, after a crash: the files of ingests cut off between their rename into place
+   * and their row's commit. Each is complete and fsynced with its attributes (the rename
+   * follows the fsync), so it is indexed as a rebuild would, before the first ingest seeds
+   * the timestamps from the index. Ingest writes to the root's top level only and such a
+   * file began at most one upload before the newest row, so only top-level names newer
+   * than the newest row less a day are looked up; answers how many were indexed.
+   */
+  async indexUncommitted(): Promise<number> {
+    const newest = await maxAssetTimestamp(this.deps.db);
+    if (newest === 0) return 0;
+    const recent = new Map<string, ScannedFile>();
+    for await (const file of scanStorage(this.deps.layout, { recursive: false })) {
+      const parsed = parsePhysicalFilename(path.posix.basename(file.relative));
+      if (parsed && parsed.timestamp > newest - UNCOMMITTED_WINDOW_MS) {
+        recent.set(parsed.hash, file);
+      }
+    }
+    const missing = await unindexedHashes(this.deps.db, [...recent.keys()]);
+    const results = await Promise.all(
+      missing.map((hash) => this.#io.run(() => this.#index(recent.get(hash)!))),
+    );
+    const indexed = results.filter(Boolean).length;
+    if (missing.length > 0) {
+      this.deps.logger.info(
+        { found: missing.length, indexed },
+        'indexed the files of ingests cut off before their row was committed',
+      );
+    }
+    return indexed;
   }
 
   async #hard(): Promise<RebuildReport> {

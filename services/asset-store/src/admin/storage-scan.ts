@@ -10,10 +10,14 @@ export interface ScannedFile {
 }
 
 /**
- * Every regular file under the root, depth first, skipping dot-folders and dot-files (the
- * service's own). Streams, so a huge tree is never held in memory at once.
+ * Every regular file under the root, depth first (or only its top level), skipping
+ * dot-folders and dot-files (the service's own). Streams, so a huge tree is never held in
+ * memory at once.
  */
-export async function* scanStorage(layout: StorageLayout): AsyncGenerator<ScannedFile> {
+export async function* scanStorage(
+  layout: StorageLayout,
+  { recursive = true } = {},
+): AsyncGenerator<ScannedFile> {
   const pending = [layout.root];
   while (pending.length > 0) {
     const dir = pending.pop()!;
@@ -28,8 +32,9 @@ export async function* scanStorage(layout: StorageLayout): AsyncGenerator<Scanne
       const absolute = path.join(dir, entry.name);
       const relative = toRelativePath(layout, absolute);
       if (isInternal(relative)) continue;
-      if (entry.isDirectory()) pending.push(absolute);
-      else if (entry.isFile()) yield { absolute, relative };
+      if (entry.isDirectory()) {
+        if (recursive) pending.push(absolute);
+      } else if (entry.isFile()) yield { absolute, relative };
     }
   }
 }
