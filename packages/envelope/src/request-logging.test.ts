@@ -51,6 +51,23 @@ describe('request logging', () => {
     ]);
   });
 
+  it('redacts credentials carried in the query (auth, token, access_token) on the log line', async () => {
+    const lines: LogLine[] = [];
+    await request(buildApp(lines))
+      .get('/items/1?since=5&auth=1700000000:abcdef&Token=secret&x=1&access_token=t#f')
+      .expect(200);
+    await settle();
+    expect(lines).toEqual([
+      expect.objectContaining({
+        req: {
+          id: expect.any(String) as string,
+          method: 'GET',
+          url: '/items/1?since=5&auth=[redacted]&Token=[redacted]&x=1&access_token=[redacted]',
+        },
+      }),
+    ]);
+  });
+
   it.each([
     ['spaces', 'has spaces'],
     ['markup', '<script>'],

@@ -5,6 +5,18 @@ import type { Level, Logger } from 'pino';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * Query parameters that carry credentials: the relay's stream takes its signed `auth` in
+ * the query (EventSource cannot send headers), and a signature stays usable for a minute,
+ * so log lines show these values as `[redacted]`.
+ */
+const CREDENTIAL_PARAM = /([?&](?:auth|token|access_token)=)[^&#]*/gi;
+
+/** The URL as logged: credentials in the query redacted. */
+function loggedUrl(url: string): string {
+  return url.includes('?') ? url.replace(CREDENTIAL_PARAM, '$1[redacted]') : url;
+}
+
 /** The request's pending log line, kept on its response until the response closes. */
 interface PendingLine {
   id: string;
@@ -42,7 +54,7 @@ function writeLine(
   const level = levelFor(res.statusCode, line.err);
   if (!logger.isLevelEnabled(level)) return;
   const fields = {
-    req: { id: line.id, method: line.method, url: line.url },
+    req: { id: line.id, method: line.method, url: loggedUrl(line.url) },
     res: { statusCode: res.statusCode },
     responseTime: Date.now() - line.startedAt,
   };
