@@ -69,6 +69,18 @@ describe('CLI send, inbox and listen', () => {
     });
   });
 
+  it('ignores a leading -- (as pnpm passes it on) and still reads the options after it', async () => {
+    const sent = await cli('--', 'send', handle, '{"after":"dashes"}');
+    expect(sent.code).toBe(0);
+    const { seq } = JSON.parse(sent.out) as { seq: number };
+    const page = await cli('--', 'inbox', handle, '--since', String(seq - 1), '--limit', '1');
+    expect(page).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(page.out)).toMatchObject({
+      messages: [{ seq, envelope: { after: 'dashes' } }],
+      next_since: seq,
+    });
+  });
+
   it('refuses an envelope that is not JSON (usage, exit 2) and reports relay errors (exit 1)', async () => {
     expect((await cli('send', handle, '{nope')).code).toBe(2);
     const unknown = await cli('send', uniqueHandle('ghost'), '1');

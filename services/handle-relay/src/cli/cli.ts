@@ -46,7 +46,9 @@ class UsageError extends Error {}
 /** Runs one CLI invocation; resolves to the process exit code (0 ok, 1 failed, 2 usage). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    await dispatch(argv, io);
+    // `pnpm cli -- <command>` hands the `--` on; after it every option would be a
+    // positional, so a leading one is dropped.
+    await dispatch(argv[0] === '--' ? argv.slice(1) : argv, io);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
