@@ -87,6 +87,54 @@ export function spawnService(
   return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
 }
 
+/** What `loadThenKill` saw: the operations the service acknowledged, and those it cut off. */
+export interface KilledUnderLoad<T> {
+  acknowledged: T[];
+  cutOff: number;
+}
+
+/**
+ * Runs `op` (numbered from 0) from `workers` concurrent loops until `killAfter` operations
+ * have been acknowledged, then kills the service with SIGKILL while the other loops'
+ * requests are in flight, and waits for it to end. An operation that throws after the kill
+ * was cut off by it; one that throws before is rethrown (the service is killed all the same).
+ */
+export async function loadThenKill<T>(
+  service: ServiceProcess,
+  options: { workers: number; killAfter: number; op: (n: number) => Promise<T> },
+): Promise<KilledUnderLoad<T>> {
+  const acknowledged: T[] = [];
+  let next = 0;
+  let cutOff = 0;
+  let killed = false;
+  let failure: Error | undefined;
+  await Promise.all(
+    Array.from({ length: options.workers }, async () => {
+      while (!killed) {
+        try {
+          acknowledged.push(await options.op(next++));
+        } catch (err) {
+          if (killed) cutOff += 1;
+          else {
+            // A failure before the kill is the service's, not the kill's.
+            failure ??= err instanceof Error ? err : new Error(String(err));
+            killed = true;
+            service.child.kill('SIGKILL');
+          }
+          return;
+        }
+        if (acknowledged.length >= options.killAfter && !killed) {
+          killed = true;
+          service.child.kill('SIGKILL');
+        }
+      }
+    }),
+  );
+  await service.exited;
+  if (failure !== undefined) throw failure;
+  return { acknowledged, cutOff };
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
+import {
+  freePort,
+  loadThenKill,
+  spawnService,
+  type ServiceProcess,
+} from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
@@ -34,7 +39,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function ingest(base: string, i: number): Promise<Acknowledged | undefined> {
+async function ingest(base: string, i: number): Promise<Acknowledged> {
   const content = randomBytes(512 + (i % 64) * 128);
   const form = new FormData();
   form.append('tags', 'crash');
@@ -73,31 +78,15 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
       running = spawnService(ENTRY, [config]);
       await waitUntilUp();
 
-      const acknowledged: Acknowledged[] = [];
-      let next = 0;
-      let killed = false;
-      let failedInFlight = 0;
       const victim = running;
-      await Promise.all(
-        Array.from({ length: WORKERS }, async () => {
-          while (!killed) {
-            try {
-              const done = await ingest(base, next++);
-              if (done) acknowledged.push(done);
-            } catch {
-              failedInFlight += 1;
-              return;
-            }
-            if (acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL && !killed) {
-              killed = true;
-              victim.child.kill('SIGKILL');
-            }
-          }
-        }),
-      );
-      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      const { acknowledged, cutOff } = await loadThenKill(victim, {
+        workers: WORKERS,
+        killAfter: ACKNOWLEDGED_BEFORE_KILL,
+        op: (n) => ingest(base, n),
+      });
+      expect(victim.child.signalCode).toBe('SIGKILL');
       // The other workers' requests were cut off mid-flight by the kill.
-      expect(failedInFlight).toBeGreaterThan(0);
+      expect(cutOff).toBeGreaterThan(0);
 
       running = spawnService(ENTRY, [config]);
       await waitUntilUp();

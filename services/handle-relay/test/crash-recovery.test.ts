@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
+import {
+  freePort,
+  loadThenKill,
+  spawnService,
+  type ServiceProcess,
+} from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
 
@@ -75,31 +80,18 @@ describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
       const keys = generateKeyPair();
       await client.register(SERVER, 'crash-test', keys);
 
-      const acknowledged: Acknowledged[] = [];
-      let next = 0;
-      let killed = false;
-      let failedInFlight = 0;
       const victim = running;
-      await Promise.all(
-        Array.from({ length: WORKERS }, async () => {
-          while (!killed) {
-            const envelope = { n: next++, ct: randomBytes(48).toString('base64') };
-            try {
-              acknowledged.push({ ...(await client.send('crash-test', envelope)), envelope });
-            } catch {
-              failedInFlight += 1;
-              return;
-            }
-            if (acknowledged.length >= ACKNOWLEDGED_BEFORE_KILL && !killed) {
-              killed = true;
-              victim.child.kill('SIGKILL');
-            }
-          }
-        }),
-      );
-      expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      const { acknowledged, cutOff } = await loadThenKill(victim, {
+        workers: WORKERS,
+        killAfter: ACKNOWLEDGED_BEFORE_KILL,
+        op: async (n): Promise<Acknowledged> => {
+          const envelope = { n, ct: randomBytes(48).toString('base64') };
+          return { ...(await client.send('crash-test', envelope)), envelope };
+        },
+      });
+      expect(victim.child.signalCode).toBe('SIGKILL');
       // The other workers' sends were cut off mid-flight by the kill.
-      expect(failedInFlight).toBeGreaterThan(0);
+      expect(cutOff).toBeGreaterThan(0);
 
       running = spawnService(ENTRY, [config]);
       await waitUntilUp(client);

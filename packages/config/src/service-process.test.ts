@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { loadThenKill, type ServiceProcess } from './service-process.js';
+
+/** A long-running child standing in for a service: only `child` and `exited` are used. */
+function idleProcess(): ServiceProcess {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    exited,
+    stdout: () => '',
+    stderr: () => '',
+    waitForLog: () => Promise.reject(new Error('no log')),
+  };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+
+describe('loadThenKill', () => {
+  it('kills the service once enough operations were acknowledged and counts the cut-off ones', async () => {
+    const service = idleProcess();
+    const result = await loadThenKill(service, {
+      workers: 3,
+      killAfter: 10,
+      op: async (n) => {
+        await tick();
+        if (service.child.signalCode !== null || service.child.killed) throw new Error('cut');
+        return n;
+      },
+    });
+    expect(await service.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(result.acknowledged.length).toBeGreaterThanOrEqual(10);
+    expect(result.acknowledged.length).toBeLessThanOrEqual(12);
+    expect(result.acknowledged.length + result.cutOff).toBeLessThanOrEqual(12);
+    expect(new Set(result.acknowledged).size).toBe(result.acknowledged.length);
+  });
+
+  it('rethrows a failure that came before the kill, and still kills the service', async () => {
+    const service = idleProcess();
+    await expect(
+      loadThenKill(service, {
+        workers: 2,
+        killAfter: 100,
+        op: async (n) => {
+          await tick();
+          if (n === 3) throw new Error('answered 500');
+          return n;
+        },
+      }),
+    ).rejects.toThrow('answered 500');
+    expect(await service.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
