@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { loadThenKill, type ServiceProcess } from './service-process.js';
+import { loadThenKill, stopIfRunning, waitUntil, type ServiceProcess } from './service-process.js';
 
 /** A long-running child standing in for a service: only `child` and `exited` are used. */
 function idleProcess(): ServiceProcess {
@@ -51,5 +51,29 @@ describe('loadThenKill', () => {
       }),
     ).rejects.toThrow('answered 500');
     expect(await service.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
+
+describe('stopIfRunning and waitUntil', () => {
+  it('stops a running process with the given signal, and leaves an ended one be', async () => {
+    const service = idleProcess();
+    await stopIfRunning(service, 'SIGTERM');
+    expect(await service.exited).toEqual({ code: null, signal: 'SIGTERM' });
+    await stopIfRunning(service);
+    expect(service.child.signalCode).toBe('SIGTERM');
+    await stopIfRunning(undefined);
+  });
+
+  it('waits until ready answers true, counting a throw as not yet, and gives up after the timeout', async () => {
+    let calls = 0;
+    await waitUntil(() => {
+      calls += 1;
+      if (calls === 1) return Promise.reject(new Error('refused'));
+      return Promise.resolve(calls >= 3);
+    });
+    expect(calls).toBe(3);
+    await expect(waitUntil(() => Promise.resolve(false), 250)).rejects.toThrow(
+      'not ready within 250 ms',
+    );
   });
 });

@@ -87,6 +87,25 @@ export function spawnService(
   return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
 }
 
+/** Stops a service that is still running (SIGKILL unless told otherwise) and waits for it. */
+export async function stopIfRunning(
+  service: ServiceProcess | undefined,
+  signal: NodeJS.Signals = 'SIGKILL',
+): Promise<void> {
+  if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill(signal);
+  await service.exited;
+}
+
+/** Polls `ready` every 100 ms until it answers true (a throw counts as false). */
+export async function waitUntil(ready: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await ready().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** What `loadThenKill` saw: the operations the service acknowledged, and those it cut off. */
 export interface KilledUnderLoad<T> {
   acknowledged: T[];

@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  waitUntil,
   freePort,
   loadThenKill,
   spawnService,
   type ServiceProcess,
+  stopIfRunning,
 } from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 
@@ -29,10 +31,7 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-crash-'));
 });
 afterEach(async () => {
-  if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
+  await stopIfRunning(running);
   running = undefined;
   await db?.drop();
   db = undefined;
@@ -68,13 +67,8 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
         `storage_root: ./assets\nlisten: 127.0.0.1:${port}\n${databaseLine}` + 'log_level: warn\n',
       );
       const base = `http://127.0.0.1:${port}`;
-      const waitUntilUp = async () => {
-        for (let i = 0; i < 600; i++) {
-          if ((await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200) return;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error('service did not come up');
-      };
+      const waitUntilUp = () =>
+        waitUntil(async () => (await fetch(`${base}/healthz`)).status === 200);
       running = spawnService(ENTRY, [config]);
       await waitUntilUp();
 

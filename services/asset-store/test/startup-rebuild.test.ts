@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnService, type ServiceProcess } from '@svc/config/service-process';
+import {
+  freePort,
+  spawnService,
+  type ServiceProcess,
+  stopIfRunning,
+} from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import request from 'supertest';
 import { storeEditedAndTrashed } from './asset-helpers.js';
@@ -22,10 +27,7 @@ beforeEach(async () => {
   configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-rebuild-config-'));
 }, 60_000);
 afterEach(async () => {
-  if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill('SIGTERM');
-    await running.exited;
-  }
+  await stopIfRunning(running, 'SIGTERM');
   running = undefined;
   await db?.drop();
   db = undefined;

@@ -7,6 +7,7 @@ import {
   spawnService,
   tryConnect,
   type ServiceProcess,
+  stopIfRunning,
 } from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 
@@ -21,10 +22,7 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-startup-'));
 });
 afterEach(async () => {
-  if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
+  await stopIfRunning(running);
   running = undefined;
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -7,6 +7,8 @@ import {
   loadThenKill,
   spawnService,
   type ServiceProcess,
+  stopIfRunning,
+  waitUntil,
 } from '@svc/config/service-process';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
 import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
@@ -31,22 +33,15 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'handle-relay-crash-'));
 });
 afterEach(async () => {
-  if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
+  await stopIfRunning(running);
   running = undefined;
   await db?.drop();
   db = undefined;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitUntilUp(client: RelayClient): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if ((await client.health().catch(() => undefined))?.status === 'ok') return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('service did not come up');
+function waitUntilUp(client: RelayClient): Promise<void> {
+  return waitUntil(async () => (await client.health()).status === 'ok');
 }
 
 describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
