@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Logger } from 'pino';
+import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import { hashFile } from '../assets/content-hash.js';
 import type { NewAssetRow } from '../assets/asset.table.js';
 import { Limiter } from '../concurrency/limiter.js';
@@ -10,7 +11,6 @@ import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
 import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
-import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import {
   deleteAllAssets,
   isIndexEmpty,

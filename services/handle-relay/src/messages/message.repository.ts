@@ -13,13 +13,12 @@ export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push
  * Stores a batch in one statement, which is its own transaction: it takes the global
  * message-writing lock first, numbers the rows in the order given (volatile sequence
  * defaults are computed after the sort, hence after the lock), and, given a doorbell,
- * notifies its channel of the sender and the batch's last seq (and the rows, when they
- * fit) at commit. The lock is
- * released only after the commit, so batches are numbered and become visible in one order
- * across instances: a reader never sees seq n+1 before seq n. Seqs and recipients come
- * back ascending by seq (not the envelopes: the caller has them, and echoing up to 4 MiB
- * back would double the traffic), each with whether its recipient has push subscriptions.
- * An unknown recipient fails the foreign key for the whole batch.
+ * notifies its channel of the sender and the batch's last seq (and the rows, when they fit)
+ * at commit. The lock is released only after the commit, so batches are numbered and become
+ * visible in one order across instances: a reader never sees seq n+1 before seq n. Seqs and
+ * recipients come back ascending by seq (not the envelopes: the caller has them, and
+ * echoing up to 4 MiB back would double the traffic), each with whether its recipient has
+ * push subscriptions. An unknown recipient fails the foreign key for the whole batch.
  */
 export async function insertMessageBatch(
   db: Kysely<Database>,

@@ -84,14 +84,14 @@ function detach(c: ListenClient): void {
 }
 
 /**
- * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global
- * lock, so rows become visible in seq order with no gap. Each instance therefore keeps a
- * single cursor, `lastSeen`: its own batches advance it when they directly follow it, and
- * so do another instance's batches whose notification carries the rows and directly
- * follows it. Any other notification (a batch too large to carry, or one after a gap), a
- * reconnect, or an own batch that follows unread rows makes it read the rows above the
- * cursor and hand them to its local streams. Its own notifications are ignored: the
- * writer hands those rows over itself, and reading them back would cost a query per batch. A row is dispatched only
+ * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global lock,
+ * so rows become visible in seq order with no gap. Each instance therefore keeps a single
+ * cursor, `lastSeen`: its own batches advance it when they directly follow it, and so do
+ * another instance's batches whose notification carries the rows and directly follows it.
+ * Any other notification (a batch too large to carry, or one after a gap), a reconnect, or
+ * an own batch that follows unread rows makes it read the rows above the cursor and hand
+ * them to its local streams. Its own notifications are ignored: the writer hands those rows
+ * over itself, and reading them back would cost a query per batch. A row is dispatched only
  * when above the cursor, so no row goes out twice, whichever of the doorbell, the reader
  * and the writer comes first.
  */
