@@ -106,6 +106,8 @@ export async function waitUntil(ready: () => Promise<boolean>, timeoutMs = 60_00
   }
 }
 
+const KILL_DELAY_MS = 1;
+
 /** What `loadThenKill` saw: the operations the service acknowledged, and those it cut off. */
 export interface KilledUnderLoad<T> {
   acknowledged: T[];
@@ -114,9 +116,14 @@ export interface KilledUnderLoad<T> {
 
 /**
  * Runs `op` (numbered from 0) from `workers` concurrent loops until `killAfter` operations
- * have been acknowledged, then kills the service with SIGKILL while the other loops'
- * requests are in flight, and waits for it to end. An operation that throws after the kill
- * was cut off by it; one that throws before is rethrown (the service is killed all the same).
+ * have been acknowledged, then kills the service with SIGKILL and waits for it to end. An
+ * operation that throws after the kill was cut off by it; one that throws before is rethrown
+ * (the service is killed all the same).
+ *
+ * The kill is not sent on an answer: a service that commits in groups answers a whole group
+ * at once, so at that moment nothing may be left in flight (CI saw a run cut off nothing).
+ * It is sent `KILL_DELAY_MS` after every loop has a request out again, which no service
+ * answers that fast under this load.
  */
 export async function loadThenKill<T>(
   service: ServiceProcess,
@@ -125,26 +132,40 @@ export async function loadThenKill<T>(
   const acknowledged: T[] = [];
   let next = 0;
   let cutOff = 0;
+  let inFlight = 0;
   let killed = false;
+  let killScheduled = false;
   let failure: Error | undefined;
+  const kill = () => {
+    if (killed) return;
+    killed = true;
+    service.child.kill('SIGKILL');
+  };
   await Promise.all(
     Array.from({ length: options.workers }, async () => {
       while (!killed) {
+        inFlight += 1;
+        const pending = options.op(next++);
+        if (
+          !killScheduled &&
+          acknowledged.length >= options.killAfter &&
+          inFlight === options.workers
+        ) {
+          killScheduled = true;
+          setTimeout(kill, KILL_DELAY_MS);
+        }
         try {
-          acknowledged.push(await options.op(next++));
+          acknowledged.push(await pending);
         } catch (err) {
           if (killed) cutOff += 1;
           else {
             // A failure before the kill is the service's, not the kill's.
             failure ??= err instanceof Error ? err : new Error(String(err));
-            killed = true;
-            service.child.kill('SIGKILL');
+            kill();
           }
           return;
-        }
-        if (acknowledged.length >= options.killAfter && !killed) {
-          killed = true;
-          service.child.kill('SIGKILL');
+        } finally {
+          inFlight -= 1;
         }
       }
     }),
