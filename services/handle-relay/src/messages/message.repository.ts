@@ -1,10 +1,29 @@
+import { preparedAs } from '@svc/config/database';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Doorbell } from '../pubsub/pubsub.port.js';
+import { INBOX_DEFAULT_LIMIT } from './message.schemas.js';
 import type { MessageRow, NewMessageRow } from './message.table.js';
 
 /** One advisory lock key for all message writing, across every instance. */
 const WRITE_LOCK_KEY = sql`hashtext('handle_relay.message_writer')`;
+
+/** Above every seq the identity column can issue: the open end of a recipient's range. */
+const SEQ_MAX = sql.lit(9223372036854775807n);
+
+/**
+ * `<table>.recipient = recipient and <table>.seq > afterSeq`, written as a range of
+ * (recipient, seq) rows, for queries that order by (recipient, seq). Only the (recipient,
+ * seq) index serves that range and that order, so Postgres cannot plan the other way:
+ * walking the primary key in seq order and filtering on the recipient, which looks cheap for
+ * a recipient it takes to be typical and reads every later row for one with few messages.
+ * `recipient` and `afterSeq` are values, or SQL such as another table's column.
+ */
+function recipientRange(table: string, recipient: unknown, afterSeq: unknown) {
+  const row = sql`(${sql.ref(`${table}.recipient`)}, ${sql.ref(`${table}.seq`)})`;
+  return sql<boolean>`${row} > (${recipient}, ${afterSeq})
+    and ${row} < (${recipient}, ${SEQ_MAX})`;
+}
 
 /** Where a message was stored, and whether its recipient has push subscriptions to notify. */
 export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push: boolean };
@@ -87,19 +106,20 @@ export async function listMessagesAfter(
   return db
     .selectFrom('message')
     .selectAll()
-    .where('recipient', '=', recipient)
-    .where('seq', '>', afterSeq)
+    .where(recipientRange('message', recipient, afterSeq))
+    .orderBy('recipient')
     .orderBy('seq')
     .limit(limit)
     .execute();
 }
 
-/** The highest seq stored for `recipient`, 0 when none. */
+/** The highest seq stored for `recipient`, 0 when none (the top of its index range). */
 export async function latestSeq(db: Kysely<Database>, recipient: string): Promise<number> {
   const row = await db
     .selectFrom('message')
     .select('seq')
-    .where('recipient', '=', recipient)
+    .where(recipientRange('message', recipient, 0))
+    .orderBy('recipient', 'desc')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -141,11 +161,19 @@ export interface InboxRows {
 
 /**
  * The recipient's primary plus up to `limit` of their messages after `afterSeq`, in one
- * query (a lateral index range scan of `limit + 1` rows, the extra one telling whether more
- * exist); `undefined` when the handle does not exist. Postgres writes the page's JSON text
- * itself, each message as `messageJson` would (the envelope spliced verbatim, the timestamp
- * as `Date#toISOString` writes it): the service gets one string instead of a row per
- * message to decode, copy and join again.
+ * query: a lateral index range scan for the page, and one index probe past its last seq
+ * for whether more exist (cheaper for Postgres than numbering `limit + 1` rows with a
+ * window); `undefined` when the handle does not exist. Both are (recipient, seq) ranges as
+ * `recipientRange` writes them, with the recipient taken from the handle row. Postgres
+ * writes the page's JSON text itself, each message as `messageJson` would (the envelope
+ * spliced verbatim, the timestamp as `Date#toISOString` writes it): the service gets one
+ * string instead of a row per message to decode, copy and join again.
+ *
+ * Pages of the default size are a prepared statement: planning this query cost Postgres
+ * about as much as running it. The limit is written into the text, so the statement's
+ * estimates are those of a real page and Postgres keeps one generic plan for it; with the
+ * limit as a parameter it planned every call again. Other sizes are planned per call, as
+ * each prepared size would hold about 100 KB of every server connection.
  */
 export async function readInboxPage(
   db: Kysely<Database>,
@@ -153,28 +181,35 @@ export async function readInboxPage(
   afterSeq: number,
   limit: number,
 ): Promise<InboxRows | undefined> {
+  const handleColumn = sql.ref('h.handle');
   const { rows } = await sql<{
     primary_key: string;
     last_seq: number | null;
-    fetched: number;
+    has_more: boolean;
     messages: string | null;
-  }>`
-    select h.primary_key, p.last_seq, p.fetched, p.messages
+  }>`${limit === INBOX_DEFAULT_LIMIT ? preparedAs('inbox_page') : sql``}
+    select h.primary_key, p.last_seq, p.messages,
+      (
+        select later.seq
+        from message later
+        where ${recipientRange('later', handleColumn, sql`coalesce(p.last_seq, ${afterSeq})`)}
+        order by later.recipient, later.seq
+        limit 1
+      ) is not null as has_more
     from handle h
     cross join lateral (
-      select count(*)::int as fetched,
-        max(m.seq) filter (where m.n <= ${limit}) as last_seq,
+      select max(m.seq) as last_seq,
         string_agg(
           '{"seq":' || m.seq || ',"envelope":' || m.envelope || ',"created_at":"'
             || to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}',
           ',' order by m.seq
-        ) filter (where m.n <= ${limit}) as messages
+        ) as messages
       from (
-        select seq, envelope, created_at, row_number() over (order by seq) as n
+        select seq, envelope, created_at
         from message
-        where message.recipient = h.handle and message.seq > ${afterSeq}
-        order by seq
-        limit ${limit + 1}
+        where ${recipientRange('message', handleColumn, afterSeq)}
+        order by message.recipient, message.seq
+        limit ${sql.lit(limit)}
       ) m
     ) p
     where h.handle = ${recipient}
@@ -185,6 +220,6 @@ export async function readInboxPage(
     primary: row.primary_key,
     messagesJson: row.messages ?? '',
     lastSeq: row.last_seq,
-    hasMore: row.fetched > limit,
+    hasMore: row.has_more,
   };
 }
