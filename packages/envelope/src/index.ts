@@ -3,6 +3,7 @@ export { assetStoreError, handleRelayError, success } from './envelopes.js';
 export type { ErrorRenderer } from './envelopes.js';
 export {
   errorHandler,
+  JsonText,
   methodNotAllowed,
   notFound,
   sendError,

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { handleRelayError } from './envelopes.js';
 import { errors } from './errors.js';
 import { jsonLane } from './lane.js';
+import { JsonText } from './middleware.js';
 import { createMetrics } from './observability.js';
 
 type LogLine = Record<string, unknown>;
@@ -56,6 +57,15 @@ describe('jsonLane', () => {
     expect(await metrics.registry.metrics()).toMatch(
       /lane_test_http_request_duration_seconds_count\{method="POST",route="\/fast",status="201"\} 1/,
     );
+  });
+
+  it('sends a JsonText answer as it is, with its byte length', async () => {
+    const text = '{"b": 2,  "a":"é"}';
+    const { listener } = buildServer([], () => Promise.resolve([200, new JsonText(text)]));
+    const res = await request(listener).post('/fast').expect(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+    expect(res.text).toBe(text);
   });
 
   it('leaves every other request to the fallback, untouched', async () => {

@@ -11,7 +11,10 @@ export interface LaneOptions {
   takes: (req: IncomingMessage) => boolean;
   /** The route pattern its requests are counted under in the metrics. */
   route: string;
-  /** Status and JSON body of the answer; a throw is answered as `errorHandler` would. */
+  /**
+   * Status and JSON body of the answer (a `JsonText` is sent as it is); a throw is answered
+   * as `errorHandler` would.
+   */
   answer: (req: IncomingMessage, res: ServerResponse) => Promise<[status: number, body: unknown]>;
   render: ErrorRenderer;
   logger: Logger;

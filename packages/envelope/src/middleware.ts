@@ -81,9 +81,20 @@ export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorReques
   };
 }
 
-/** A JSON body written as Express's `res.status(status).json(body)` writes it. */
+/**
+ * A body that is already JSON text, written as is: for answers assembled from stored JSON
+ * (envelopes spliced in verbatim) that parsing and serialising again would only slow down.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A JSON body written as Express's `res.status(status).json(body)` writes it; `JsonText` as
+ * `res.type('application/json').send(text)` would.
+ */
 export function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = body instanceof JsonText ? body.text : JSON.stringify(body);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
