@@ -19,6 +19,7 @@ import type { RelayRuntime } from './messages/relay-runtime.js';
 import { relayRoutes } from './messages/relay.routes.js';
 import { KnownRecipients } from './messages/known-recipients.js';
 import type { MessageServiceDeps } from './messages/message.service.js';
+import { inboxLane } from './messages/inbox-lane.js';
 import { sendLane } from './messages/send-lane.js';
 import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
 import { natsAuthRoutes } from './internal/nats-auth.routes.js';
@@ -42,8 +43,8 @@ export interface AppDeps {
 export type App = RequestListener;
 
 /**
- * Builds the handle-relay HTTP app: the send lane for plain `POST /v1/messages`, Express
- * for everything else. Nothing is wired at import time.
+ * Builds the handle-relay HTTP app: lanes for plain `POST /v1/messages` and
+ * `GET /v1/inbox/{handle}`, Express for everything else. Nothing is wired at import time.
  */
 export function createApp(deps: AppDeps): App {
   const app = express();
@@ -87,8 +88,9 @@ export function createApp(deps: AppDeps): App {
   );
   app.use(notFound);
   app.use(errorHandler(handleRelayError, deps.logger));
-  const lane = sendLane({ messages, limit: sendLimit, logger: deps.logger, metrics });
+  const send = sendLane({ messages, limit: sendLimit, logger: deps.logger, metrics });
+  const inbox = inboxLane({ messages, logger: deps.logger, metrics });
   return (req, res) => {
-    if (!lane(req, res)) app(req, res);
+    if (!send(req, res) && !inbox(req, res)) app(req, res);
   };
 }

@@ -10,7 +10,7 @@ import {
 } from './message.service.js';
 
 /** The inbox page as JSON text; envelopes are spliced in as stored, never re-parsed. */
-function inboxJson(page: InboxPage): string {
+export function inboxJson(page: InboxPage): string {
   return `{"messages":[${page.messagesJson}],"next_since":${page.next_since},"has_more":${page.has_more}}`;
 }
 

@@ -109,7 +109,10 @@ export interface InboxRequest {
  * 401 (the signature binds `since=<the value used>`). One indexed query reads the owner's
  * key and the page together; the page is returned only once the signature verified.
  */
-export async function readInbox(deps: MessageServiceDeps, req: InboxRequest): Promise<InboxPage> {
+export async function readInbox(
+  deps: Pick<MessageServiceDeps, 'db' | 'now'>,
+  req: InboxRequest,
+): Promise<InboxPage> {
   const handle = requireValidHandle(req.handle);
   const parsed = inboxQuery.safeParse(req.query);
   if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
