@@ -16,6 +16,8 @@ const onServer = server ? describe : describe.skip;
 const RARE = 'rare-one';
 const BUSY = 'busy-one';
 const OTHERS = 40;
+/** When the seeded rows were created, in both stored forms. */
+const AT = '2026-11-21T10:00:00.000Z';
 
 let testDb: TestDatabase;
 let store: DatabaseHandle<Database>;
@@ -37,14 +39,15 @@ beforeAll(async () => {
     )
     .execute();
   const rare = await sql<{ seq: number }>`
-    insert into message (recipient, envelope, created_at)
-    select ${RARE}, '{"n":' || g || '}', now() from generate_series(1, 3) g
+    insert into message (recipient, envelope, created_at, created_text)
+    select ${RARE}, '{"n":' || g || '}', ${AT}::timestamptz, ${AT} from generate_series(1, 3) g
     returning seq
   `.execute(store.db);
   rareSeqs = rare.rows.map((r) => r.seq);
   await sql`
-    insert into message (recipient, envelope, created_at)
-    select case when g % 4 = 0 then 'other-' || (g % ${OTHERS}) else ${BUSY} end, '{}', now()
+    insert into message (recipient, envelope, created_at, created_text)
+    select case when g % 4 = 0 then 'other-' || (g % ${OTHERS}) else ${BUSY} end, '{}',
+      ${AT}::timestamptz, ${AT}
     from generate_series(1, 60000) g
   `.execute(store.db);
   await sql`analyze message`.execute(store.db);

@@ -18,6 +18,8 @@ import { SETUP_TIMEOUT_MS } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 const logger = createLogger('pubsub-test', 'silent');
+/** When the rows a test stores itself were created, in both stored forms. */
+const AT = '2026-11-21T10:00:00.000Z';
 
 pubSubContract('in-process', () => {
   const pubsub = createMemoryPubSub();
@@ -158,8 +160,8 @@ describeServer('LISTEN/NOTIFY across instances', () => {
       await ensureHandle('alice');
       // A row the writer did not hand over, so only a read of the store can deliver it.
       const { rows } = await sql<{ seq: number }>`
-        insert into message (recipient, envelope, created_at)
-        values ('alice', '"direct"', now()) returning seq
+        insert into message (recipient, envelope, created_at, created_text)
+        values ('alice', '"direct"', ${AT}, ${AT}) returning seq
       `.execute(store.db);
       const seq = rows[0]!.seq;
       const ring = (sender: string) =>
@@ -199,8 +201,8 @@ describeServer('LISTEN/NOTIFY across instances', () => {
     try {
       // Stored without any notification: only a read of the store can deliver it.
       const { rows } = await sql<{ seq: number }>`
-        insert into message (recipient, envelope, created_at)
-        values ('alice', '"unannounced"', now()) returning seq
+        insert into message (recipient, envelope, created_at, created_text)
+        values ('alice', '"unannounced"', ${AT}, ${AT}) returning seq
       `.execute(store.db);
       const carried = await p.sender.store('alice', 'carried');
       await waitFor(() => p.heard.got.length === 2, 'both rows, in order');

@@ -3,9 +3,8 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
-import { toRelayed, type RelayedMessage } from './message.model.js';
+import { toRelayed, type RelayedMessage, type StoredMessage } from './message.model.js';
 import { insertMessageBatch } from './message.repository.js';
-import type { MessageRow } from './message.table.js';
 
 /** Sends written per statement, and about how much envelope text one statement may carry. */
 const MAX_BATCH_SENDS = 256;
@@ -51,7 +50,7 @@ function isForeignKeyViolation(err: unknown): boolean {
 type BatchOutcome = { stored: StoredRow[] } | { failed: unknown } | { requeued: true };
 
 /** A row as stored, and whether its recipient has push subscriptions. */
-type StoredRow = MessageRow & { has_push: boolean };
+type StoredRow = StoredMessage & { has_push: boolean };
 
 /**
  * This instance's one writer of messages. Sends queue here and are stored in batches: per
@@ -164,17 +163,18 @@ export class MessageWriter {
   }
 
   async #store(batch: Pending[]): Promise<StoredRow[]> {
-    const stored = await insertMessageBatch(
-      this.deps.db,
-      batch.map((p) => p.row),
-      this.deps.pubsub.doorbell,
-    );
+    const rows = batch.map(({ row }) => ({
+      recipient: row.recipient,
+      envelope: row.envelope,
+      created_text: row.created_at.toISOString(),
+    }));
+    const stored = await insertMessageBatch(this.deps.db, rows, this.deps.pubsub.doorbell);
     if (
       stored.length !== batch.length ||
       stored.some((s, i) => s.recipient !== batch[i]!.row.recipient)
     ) {
       throw new Error('stored messages do not match the batch order');
     }
-    return stored.map(({ seq, has_push }, i) => ({ ...batch[i]!.row, seq, has_push }));
+    return stored.map(({ seq, has_push }, i) => ({ ...rows[i]!, seq, has_push }));
   }
 }

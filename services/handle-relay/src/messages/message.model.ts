@@ -10,13 +10,16 @@ export interface RelayedMessage {
   createdAt: string;
 }
 
+/** What the relayed form is made from: a row as read, or as the writer stored it. */
+export type StoredMessage = Pick<MessageRow, 'seq' | 'recipient' | 'envelope' | 'created_text'>;
+
 /** A stored row in the relayed form. */
-export function toRelayed(row: MessageRow): RelayedMessage {
+export function toRelayed(row: StoredMessage): RelayedMessage {
   return {
     seq: row.seq,
     recipient: row.recipient,
     envelopeJson: row.envelope,
-    createdAt: row.created_at.toISOString(),
+    createdAt: row.created_text,
   };
 }
 

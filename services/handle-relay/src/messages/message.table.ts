@@ -6,6 +6,8 @@ export interface MessageTable {
   recipient: string;
   envelope: string;
   created_at: Date;
+  /** `created_at` as clients get it, `Date#toISOString` form, written at insert. */
+  created_text: string;
 }
 
 /** A message row as read. */

@@ -26,7 +26,7 @@ export function carriedRows(rows: readonly RowToAnnounce[]): string {
     chars += r.envelope.length + r.recipient.length;
     if (chars > MAX_CARRIED_BYTES) return '';
   }
-  const carried = `${JSON.stringify(rows.map((r) => [r.recipient, r.created_at.toISOString(), r.envelope]))}:`;
+  const carried = `${JSON.stringify(rows.map((r) => [r.recipient, r.created_text, r.envelope]))}:`;
   return Buffer.byteLength(carried) <= MAX_CARRIED_BYTES ? carried : '';
 }
 

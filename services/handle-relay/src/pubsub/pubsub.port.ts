@@ -11,7 +11,8 @@ export interface RowToAnnounce {
   recipient: string;
   /** The envelope's JSON text. */
   envelope: string;
-  created_at: Date;
+  /** `created_at` as clients get it (RFC 3339 UTC, milliseconds). */
+  created_text: string;
 }
 
 /** Where a batch statement rings the other instances at commit, and who is ringing. */
