@@ -48,6 +48,11 @@ export interface AppDeps {
   verifier?: Verifier;
   /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
   ownRenames?: OwnRenames;
+  /**
+   * The index is a server (`postgres://`), not the embedded database: ingest may then hold
+   * a transaction open while files are fsynced (see `AssetIndexWriter`).
+   */
+  indexOnServer?: boolean;
 }
 
 function adminDeps(deps: AppDeps, verifier: Verifier) {
@@ -103,6 +108,7 @@ export function createApp(deps: AppDeps): App {
       storage: deps.storage,
       timestamps,
       ownRenames: deps.ownRenames,
+      indexOnServer: deps.indexOnServer,
     }),
     tmpDir: deps.storage.layout.tmp,
     maxUploadBytes: deps.config.max_upload_bytes,

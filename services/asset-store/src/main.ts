@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     clock: Date.now,
     db: index.db,
     ping: index.ping,
+    indexOnServer: index.target.kind === 'postgres',
     logger,
     version: readVersion(),
   });

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { testDatabaseMode } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';
@@ -22,25 +23,46 @@ const nothingLeft = async () => {
   expect(tmpFiles(t)).toEqual([]);
 };
 
-describe('a failure after the upload arrived', () => {
+/** The test app's service with another attribute store, the index as given or embedded. */
+function appWith(attributes: AttributeStore, indexOnServer: boolean) {
+  return createApp({
+    config: t.config,
+    storage: { layout: t.storage.layout, attributes },
+    clock: Date.now,
+    db: t.index.db,
+    ping: t.index.ping,
+    logger: createLogger('t', 'silent'),
+    version: '0.1.0',
+    indexOnServer,
+  });
+}
+
+const eio = () => Promise.reject(Object.assign(new Error('disk says no'), { code: 'EIO' }));
+
+// Both ways of committing a row after its file: inserted while the file is fsynced (an
+// index on a server), or once it is durable (the embedded database, and either index).
+const commitModes =
+  testDatabaseMode() === 'postgres'
+    ? [
+        ['inserted beside the fsyncs', true],
+        ['inserted after them', false],
+      ]
+    : [['inserted after them', false]];
+
+describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, onServer) => {
+  afterEach(async () => {
+    await t.index.db.deleteFrom('asset').execute();
+    for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
+  });
+
   it('answers 500 and keeps nothing when the attributes cannot be written', async () => {
-    const eio = () => Promise.reject(Object.assign(new Error('disk says no'), { code: 'EIO' }));
     const broken: AttributeStore = {
       read: eio,
       write: eio,
       writeNew: eio,
       remove: () => Promise.resolve(),
     };
-    const app = createApp({
-      config: t.config,
-      storage: { layout: t.storage.layout, attributes: broken },
-      clock: Date.now,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger: createLogger('t', 'silent'),
-      version: '0.1.0',
-    });
-    const res = await request(app)
+    const res = await request(appWith(broken, onServer as boolean))
       .post('/api/v1/can/0/ingest')
       .attach('file', Buffer.from('x'), 'a.txt')
       .expect(500);
@@ -48,6 +70,70 @@ describe('a failure after the upload arrived', () => {
     await nothingLeft();
   });
 
+  it('fails only that ingest among concurrent ones sharing its batch', async () => {
+    const real = t.storage.attributes;
+    const failing: AttributeStore = {
+      ...real,
+      read: (file) => real.read(file),
+      write: (file, attrs) => real.write(file, attrs),
+      remove: (file) => real.remove(file),
+      writeNew: (file, name, attrs) =>
+        attrs.tags.includes('unlucky') ? eio() : real.writeNew(file, name, attrs),
+    };
+    const app = appWith(failing, onServer as boolean);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        request(app)
+          .post('/api/v1/can/0/ingest')
+          .field('tags', i === 7 ? 'unlucky' : 'fine')
+          .attach('file', Buffer.from(`content ${i}`), `f${i}.txt`),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(
+      Array.from({ length: 12 }, (_, i) => (i === 7 ? 500 : 200)),
+    );
+    const kept = results
+      .filter((_, i) => i !== 7)
+      .map((r) => (r.body as { data: { filename: string } }).data.filename)
+      .sort();
+    expect(storedFiles(t)).toEqual(kept);
+    const rows = await t.index.db.selectFrom('asset').select('path').orderBy('path').execute();
+    expect(rows.map((r) => r.path)).toEqual(kept);
+    expect(tmpFiles(t)).toEqual([]);
+  });
+
+  it('never lets another connection see the row before the file is durable', async () => {
+    const real = t.storage.attributes;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const slow: AttributeStore = {
+      ...real,
+      read: (file) => real.read(file),
+      write: (file, attrs) => real.write(file, attrs),
+      remove: (file) => real.remove(file),
+      writeNew: async (file, name, attrs) => {
+        await gate;
+        await real.writeNew(file, name, attrs);
+      },
+    };
+    const answer = request(appWith(slow, onServer as boolean))
+      .post('/api/v1/can/0/ingest')
+      .attach('file', Buffer.from('held back'), 'held.txt')
+      .then((res) => res);
+    // Long enough for the writer to have inserted the row, where it inserts early.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await rowCount(t)).toBe(0);
+    expect(storedFiles(t)).toEqual([]);
+    open();
+    const res = await answer;
+    expect(res.status).toBe(200);
+    const { filename } = (res.body as { data: { filename: string } }).data;
+    expect(storedFiles(t)).toEqual([filename]);
+    expect(await rowCount(t)).toBe(1);
+  });
+});
+
+describe('a failure after the upload arrived', () => {
   it('answers 500 and keeps no file, attributes or sidecar when the index refuses the row', async () => {
     await sql`
       create function refuse_asset() returns trigger language plpgsql as

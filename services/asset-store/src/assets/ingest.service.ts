@@ -29,6 +29,8 @@ export interface IngestDeps {
   timestamps: TimestampIssuer;
   /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
   ownRenames?: OwnRenames;
+  /** The index is a server: rows may be inserted while their files are fsynced. */
+  indexOnServer?: boolean;
 }
 
 /** An upload the storage engine has staged, with the part's own file name. */
@@ -48,7 +50,7 @@ export class IngestService {
 
   constructor(private readonly deps: IngestDeps) {
     this.#rootSync = new FolderSync(deps.storage.layout.root);
-    this.#index = new AssetIndexWriter(deps.db);
+    this.#index = new AssetIndexWriter(deps.db, deps.indexOnServer ?? false);
   }
 
   /** The next asset timestamp (strictly increasing). */
@@ -124,42 +126,44 @@ export class IngestService {
       is_trashed: false,
       is_corrupted: false,
     };
-    // The attributes (or the sidecar, named after the final name) are written before the
-    // one fsync, which then covers them too. The rename is synchronous: one quick metadata
-    // syscall costs less than a thread-pool round trip; only the fsyncs wait for the disk.
-    try {
+    // The file is made durable (attributes, fsync, rename, folder fsync) while the writer
+    // inserts its row, which commits only once the file is durable: a crash leaves at worst
+    // a file the index does not name yet, never a row whose file is gone. The attributes (or
+    // the sidecar, named after the final name) come before the one fsync, which then covers
+    // them too. The rename is synchronous: one quick metadata syscall costs less than a
+    // thread-pool round trip; only the fsyncs wait for the disk. One folder fsync covers
+    // every rename before it, and one statement inserts every waiting row.
+    let renamed = false;
+    const durable = (async () => {
       await attributes.writeNew(staged.tmpPath, filename, attrs);
       await fsyncFile(staged.tmpPath);
       this.deps.ownRenames?.announce(filename);
       fs.renameSync(staged.tmpPath, finalPath);
-    } catch (err) {
-      // Native attributes go with the staged file; a sidecar is kept under the final name.
-      await attributes.remove(finalPath).catch(() => undefined);
-      await discardFile(staged.tmpPath);
-      throw err;
-    }
-    // The folder fsync makes the rename durable before the row is committed: a crash in
-    // between leaves at worst a file the index does not name yet, never a row whose file
-    // is gone. Both are shared with concurrent ingests: one folder fsync covers every
-    // rename before it, one statement inserts every waiting row.
-    try {
+      renamed = true;
       await this.#rootSync.sync();
-      await this.#index.insert({
-        hash: staged.hash,
-        timestamp: staged.timestamp,
-        mime_type: mimeType,
-        application: fields.application ?? null,
-        user: fields.user ?? null,
-        tags: fields.tags,
-        description: fields.description ?? null,
-        human_filename: fields.human_file_name ?? null,
-        human_path: fields.human_readable_path ?? null,
-        path: toRelativePath(layout, finalPath),
-        size: staged.size,
-      });
+    })();
+    try {
+      await this.#index.insert(
+        {
+          hash: staged.hash,
+          timestamp: staged.timestamp,
+          mime_type: mimeType,
+          application: fields.application ?? null,
+          user: fields.user ?? null,
+          tags: fields.tags,
+          description: fields.description ?? null,
+          human_filename: fields.human_file_name ?? null,
+          human_path: fields.human_readable_path ?? null,
+          path: toRelativePath(layout, finalPath),
+          size: staged.size,
+        },
+        durable,
+      );
     } catch (err) {
+      // Native attributes go with the file; a sidecar is kept under the final name.
+      await durable.catch(() => undefined);
       await attributes.remove(finalPath).catch(() => undefined);
-      await discardFile(finalPath);
+      await discardFile(renamed ? finalPath : staged.tmpPath);
       throw err;
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
