@@ -4,8 +4,8 @@ import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Logger } from 'pino';
 import { maxAssetTimestamp } from '../assets/asset.repository.js';
+import { rowFromAttributes } from '../assets/asset.model.js';
 import { hashFile } from '../assets/content-hash.js';
-import type { NewAssetRow } from '../assets/asset.table.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
@@ -55,24 +55,6 @@ const UNCOMMITTED_WINDOW_MS = 24 * 60 * 60 * 1000;
 function tagsInFilename(name: string, head: string, ext: string): string[] {
   const middle = name.slice(head.length, name.length - ext.length - 1);
   return middle.split('_').filter((t) => t !== '');
-}
-
-function rowFrom(attrs: AssetAttributes, file: ScannedFile, size: number): NewAssetRow {
-  return {
-    hash: attrs.hash,
-    timestamp: attrs.timestamp,
-    mime_type: attrs.mime_type,
-    application: attrs.application ?? null,
-    user: attrs.user ?? null,
-    tags: attrs.tags,
-    description: attrs.description ?? null,
-    human_filename: attrs.human_filename ?? null,
-    human_path: attrs.human_path ?? null,
-    is_trashed: attrs.is_trashed,
-    is_corrupted: attrs.is_corrupted,
-    path: file.relative,
-    size,
-  };
 }
 
 /**
@@ -180,7 +162,7 @@ export class Rebuilder {
         this.deps.logger.warn({ file: file.relative }, 'not an asset file; skipped');
         return false;
       }
-      await upsertAsset(this.deps.db, rowFrom(attrs, file, size));
+      await upsertAsset(this.deps.db, rowFromAttributes(attrs, file.relative, size));
       return true;
     } catch (err) {
       this.deps.logger.warn({ err, file: file.relative }, 'could not index file');

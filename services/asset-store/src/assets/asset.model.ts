@@ -1,5 +1,5 @@
 import type { AssetAttributes } from '../storage/attributes.js';
-import type { AssetRow } from './asset.table.js';
+import type { AssetRow, NewAssetRow } from './asset.table.js';
 
 /**
  * The spec's asset metadata record: optional fields absent when unknown (never `null` or
@@ -48,4 +48,23 @@ export function toAssetRecord(row: AssetRow): AssetRecord {
 /** The attributes a file carries for a record (the same fields, under the same names). */
 export function toAssetAttributes(record: AssetRecord): AssetAttributes {
   return { ...record, tags: [...record.tags] };
+}
+
+/** The index row for a file's attributes, stored at `path` (relative to the root). */
+export function rowFromAttributes(attrs: AssetAttributes, path: string, size: number): NewAssetRow {
+  return {
+    hash: attrs.hash,
+    timestamp: attrs.timestamp,
+    mime_type: attrs.mime_type,
+    application: attrs.application ?? null,
+    user: attrs.user ?? null,
+    tags: attrs.tags,
+    description: attrs.description ?? null,
+    human_filename: attrs.human_filename ?? null,
+    human_path: attrs.human_path ?? null,
+    is_trashed: attrs.is_trashed,
+    is_corrupted: attrs.is_corrupted,
+    path,
+    size,
+  };
 }

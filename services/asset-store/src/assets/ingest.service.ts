@@ -12,6 +12,7 @@ import { FolderSync } from '../storage/folder-sync.js';
 import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, fsyncFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
+import { rowFromAttributes } from './asset.model.js';
 import { ingestFieldsSchema, parseInput, type IngestFields } from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
@@ -144,19 +145,7 @@ export class IngestService {
     })();
     try {
       await this.#index.insert(
-        {
-          hash: staged.hash,
-          timestamp: staged.timestamp,
-          mime_type: mimeType,
-          application: fields.application ?? null,
-          user: fields.user ?? null,
-          tags: fields.tags,
-          description: fields.description ?? null,
-          human_filename: fields.human_file_name ?? null,
-          human_path: fields.human_readable_path ?? null,
-          path: toRelativePath(layout, finalPath),
-          size: staged.size,
-        },
+        rowFromAttributes(attrs, toRelativePath(layout, finalPath), staged.size),
         durable,
       );
     } catch (err) {
