@@ -40,8 +40,8 @@ function appWith(attributes: AttributeStore, indexOnServer: boolean) {
 const eio = () => Promise.reject(Object.assign(new Error('disk says no'), { code: 'EIO' }));
 
 // Both ways of committing a row after its file: inserted while the file is fsynced (an
-// index on a server), or once it is durable (the embedded database, and either index).
-const commitModes =
+// index on a server), or only once it is durable (always so on the embedded database).
+const commitModes: [string, boolean][] =
   testDatabaseMode() === 'postgres'
     ? [
         ['inserted beside the fsyncs', true],
@@ -62,7 +62,7 @@ describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, 
       writeNew: eio,
       remove: () => Promise.resolve(),
     };
-    const res = await request(appWith(broken, onServer as boolean))
+    const res = await request(appWith(broken, onServer))
       .post('/api/v1/can/0/ingest')
       .attach('file', Buffer.from('x'), 'a.txt')
       .expect(500);
@@ -73,14 +73,13 @@ describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, 
   it('fails only that ingest among concurrent ones sharing its batch', async () => {
     const real = t.storage.attributes;
     const failing: AttributeStore = {
-      ...real,
       read: (file) => real.read(file),
       write: (file, attrs) => real.write(file, attrs),
       remove: (file) => real.remove(file),
       writeNew: (file, name, attrs) =>
         attrs.tags.includes('unlucky') ? eio() : real.writeNew(file, name, attrs),
     };
-    const app = appWith(failing, onServer as boolean);
+    const app = appWith(failing, onServer);
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         request(app)
@@ -107,7 +106,6 @@ describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, 
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const slow: AttributeStore = {
-      ...real,
       read: (file) => real.read(file),
       write: (file, attrs) => real.write(file, attrs),
       remove: (file) => real.remove(file),
@@ -116,7 +114,7 @@ describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, 
         await real.writeNew(file, name, attrs);
       },
     };
-    const answer = request(appWith(slow, onServer as boolean))
+    const answer = request(appWith(slow, onServer))
       .post('/api/v1/can/0/ingest')
       .attach('file', Buffer.from('held back'), 'held.txt')
       .then((res) => res);

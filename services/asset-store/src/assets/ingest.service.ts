@@ -133,7 +133,7 @@ export class IngestService {
     // the sidecar, named after the final name) come before the one fsync, which then covers
     // them too. The rename is synchronous: one quick metadata syscall costs less than a
     // thread-pool round trip; only the fsyncs wait for the disk. One folder fsync covers
-    // every rename before it, and one statement inserts every waiting row.
+    // every rename before it, and one insert takes every waiting row.
     let renamed = false;
     const durable = (async () => {
       await attributes.writeNew(staged.tmpPath, filename, attrs);
