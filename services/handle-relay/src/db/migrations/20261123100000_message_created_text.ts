@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * A message's `created_at` also as the text clients get (RFC 3339 UTC, milliseconds), written
  * once at insert. Inbox pages are JSON text assembled in SQL, and formatting the timestamp
- * with `to_char` was about a quarter of a 100-message page's cost in Postgres. Rows stored
+ * with `to_char` was up to a quarter of a 100-message page's cost in Postgres. Rows stored
  * before this migration get the same text from their `created_at`.
  */
 export async function up(db: Kysely<any>): Promise<void> {
