@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { loadThenKill, stopIfRunning, waitUntil, type ServiceProcess } from './service-process.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  loadThenKill,
+  stopIfRunning,
+  unfinishedRequest,
+  waitUntil,
+  type ServiceProcess,
+} from './service-process.js';
 
 /** A long-running child standing in for a service: only `child` and `exited` are used. */
 function idleProcess(): ServiceProcess {
@@ -78,5 +86,42 @@ describe('stopIfRunning and waitUntil', () => {
     await expect(waitUntil(() => Promise.resolve(false), 250)).rejects.toThrow(
       'not ready within 250 ms',
     );
+  });
+});
+
+describe('unfinishedRequest', () => {
+  const HEAD = 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n';
+
+  /** A server that reads bodies, or answers at once when `early`; resolves once listening. */
+  async function server(early: boolean) {
+    let received = '';
+    const srv = http.createServer((req, res) => {
+      if (early) res.writeHead(413, { 'Content-Length': '0' }).end();
+      req.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    });
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    return { srv, port: (srv.address() as AddressInfo).port, received: () => received };
+  }
+
+  it('stays in flight until the server goes away, and then counts as cut off', async () => {
+    const { srv, port, received } = await server(false);
+    const unfinished = await unfinishedRequest(port, HEAD, 'first part');
+    await waitUntil(() => Promise.resolve(received() === 'first part'));
+    let settled = false;
+    void unfinished.cutOff.then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(settled).toBe(false);
+    srv.closeAllConnections();
+    srv.close();
+    expect(await unfinished.cutOff).toBe(true);
+  });
+
+  it('does not count a request the server answered as cut off', async () => {
+    const { srv, port } = await server(true);
+    const unfinished = await unfinishedRequest(port, HEAD, 'first part');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    srv.closeAllConnections();
+    srv.close();
+    expect(await unfinished.cutOff).toBe(false);
   });
 });

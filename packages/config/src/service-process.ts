@@ -263,3 +263,23 @@ export async function rawConnection(port: number): Promise<RawConnection> {
     destroy: () => socket.destroy(),
   };
 }
+
+/**
+ * A request that is never finished: `head` (which must declare a longer body than it sends)
+ * and `bodyStart`, then nothing more. It stays in flight until the server goes away, so a
+ * kill always lands in the middle of it, whatever the timing of the load around it.
+ * `cutOff` resolves true when the connection ended without an answer.
+ */
+export async function unfinishedRequest(
+  port: number,
+  head: string,
+  bodyStart: string,
+): Promise<{ cutOff: Promise<boolean> }> {
+  const connection = await rawConnection(port);
+  const answered = connection.readResponses(1).then(
+    () => true,
+    () => false,
+  );
+  await connection.write(head + bodyStart);
+  return { cutOff: connection.closed.then(() => answered).then((a) => !a) };
+}
