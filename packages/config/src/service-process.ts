@@ -121,9 +121,10 @@ export interface KilledUnderLoad<T> {
  * (the service is killed all the same).
  *
  * The kill is not sent on an answer: a service that commits in groups answers a whole group
- * at once, so at that moment nothing may be left in flight (CI saw a run cut off nothing).
- * It is sent `KILL_DELAY_MS` after every loop has a request out again, which no service
- * answers that fast under this load.
+ * at once, so at that moment nothing may be left in flight. It is sent `KILL_DELAY_MS`
+ * after every loop has a request out again, so it usually lands mid-request; a test process
+ * stalled past that can still find every request answered, so a test that needs a request
+ * certainly under way adds an `unfinishedRequest`.
  */
 export async function loadThenKill<T>(
   service: ServiceProcess,

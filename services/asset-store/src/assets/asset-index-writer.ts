@@ -66,12 +66,16 @@ export class AssetIndexWriter {
           await insertAssets(this.db, rows);
         }
         for (const w of batch) w.resolve();
-      } catch {
-        await Promise.all(
-          batch.map((w) =>
-            w.durable.then(() => insertAsset(this.db, w.row)).then(w.resolve, w.reject),
-          ),
-        );
+      } catch (err) {
+        // A batch of one failed for its own reason (its row or its file): no retry.
+        if (batch.length === 1) batch[0]!.reject(err);
+        else {
+          await Promise.all(
+            batch.map((w) =>
+              w.durable.then(() => insertAsset(this.db, w.row)).then(w.resolve, w.reject),
+            ),
+          );
+        }
       }
     }
     this.#draining = false;
