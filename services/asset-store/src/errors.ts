@@ -27,6 +27,9 @@ export const assetErrors = {
   tooManyFiles: () => errors.badRequest('too many files: exactly one "file" part is required'),
   /** A multipart part that is neither `file` nor a known field. */
   unexpectedPart: (name: string) => errors.badRequest(`unexpected multipart part "${name}"`),
+  /** Data ingest whose value JSON.stringify cannot indent (nesting or length past V8's limits). */
+  unstorableData: () =>
+    errors.badRequest('invalid data: too deeply nested or too large once indented'),
   /** The `file` part is larger than `max_upload_bytes`. */
   uploadTooLarge: (limit: number) =>
     errors.payloadTooLarge(`file too large: the limit is ${limit} bytes`),

@@ -154,3 +154,39 @@ describe('data ingest', () => {
     );
   });
 });
+
+describe('data ingest of deeply nested values', () => {
+  let deep: TestApp;
+  beforeAll(async () => {
+    deep = await createTestApp('data_ingest_deep', { max_json_bytes: 1 << 20 });
+  });
+  afterAll(async () => {
+    await deep.close();
+  });
+
+  it('answers 400 for nesting JSON.stringify cannot recurse into, and keeps nothing', async () => {
+    const depth = 100_000;
+    const body = `{"data":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    const res = await request(deep.app)
+      .post(DATA)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(400);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'invalid data: too deeply nested or too large once indented',
+    });
+    expect(storedFiles(deep)).toEqual([]);
+    expect(await rowCount(deep)).toBe(0);
+    expect(tmpFiles(deep)).toEqual([]);
+  });
+
+  it('still stores nesting it can indent', async () => {
+    const data = JSON.parse(`${'['.repeat(200)}1${']'.repeat(200)}`) as unknown;
+    const { filename } = await ingestData(deep.app, { data });
+    expect(fs.readFileSync(path.join(deep.storageRoot, filename), 'utf8')).toBe(
+      JSON.stringify(data, null, 2),
+    );
+    expect(await rowCount(deep)).toBe(1);
+  });
+});

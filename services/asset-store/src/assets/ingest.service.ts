@@ -94,7 +94,7 @@ export class IngestService {
     const fields = parseInput(ingestFieldsSchema, rest, 'body');
     const mimeType = fields.mime_type ?? 'application/json';
     const ext = mime.extension(mimeType) || 'json';
-    const content = Buffer.from(JSON.stringify(data, null, 2), 'utf8');
+    const content = indentedJson(data);
     const timestamp = await this.nextTimestamp();
     const staged = await stageBuffer(this.deps.storage.layout.tmp, timestamp, content);
     return this.commit(staged, fields, mimeType, ext);
@@ -156,6 +156,20 @@ export class IngestService {
       throw err;
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
+  }
+}
+
+/**
+ * The stored text of a data ingest. JSON.parse takes nesting deeper than JSON.stringify can
+ * recurse into, and indenting deep values can outgrow the longest string V8 makes: both
+ * throw a RangeError, which is the client's input rather than a fault of the service.
+ */
+function indentedJson(data: unknown): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(data, null, 2), 'utf8');
+  } catch (err) {
+    if (err instanceof RangeError) throw assetErrors.unstorableData();
+    throw err;
   }
 }
 
