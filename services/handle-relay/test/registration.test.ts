@@ -198,6 +198,24 @@ describe('POST /v1/register: (a) envelope and signature', () => {
     expect(res.body).toEqual(badRequest('signature.key must equal payload.primary'));
   });
 
+  it('refuses a payload nested too deeply to canonicalize, and stores nothing', async () => {
+    const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+    const depth = 20_000;
+    const payload = JSON.stringify({ ...body.payload, extra: 0 }).replace(
+      '"extra":0',
+      `"extra":${'['.repeat(depth)}${']'.repeat(depth)}`,
+    );
+    const res = await request(t.app)
+      .post('/v1/register')
+      .set('Content-Type', 'application/json')
+      .send(`{"payload":${payload},"signature":${JSON.stringify(body.signature)}}`)
+      .expect(400);
+    expect(res.body).toEqual(
+      badRequest('registration payload is nested too deeply to canonicalize'),
+    );
+    expect(await rowsFor(body.payload.handle)).toEqual([]);
+  });
+
   it('refuses a payload changed after signing', async () => {
     const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
     const handle = uniqueHandle();

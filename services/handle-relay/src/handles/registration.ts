@@ -41,7 +41,7 @@ export function verifyRegistration(
   }
   // The signed bytes are those of the payload as sent, unknown fields included.
   const sent = (body as { payload: unknown }).payload;
-  const signed = Buffer.from(canonicalize(sent), 'utf8');
+  const signed = Buffer.from(canonicalPayload(sent), 'utf8');
   if (!verifyEd25519(key.keyHex, signed, signature.sig)) {
     throw relayErrors.badRequest('registration signature did not verify');
   }
@@ -58,4 +58,20 @@ export function verifyRegistration(
     );
   }
   return { handle: payload.handle, primary: formatPrimary(key) };
+}
+
+/**
+ * The JCS bytes of the payload as sent. The body parser takes nesting deeper than the
+ * canonicalizer can recurse into (an extra field may hold anything); that RangeError is the
+ * client's input, so it is a 400 like every other registration failure, not a 500.
+ */
+function canonicalPayload(sent: unknown): string {
+  try {
+    return canonicalize(sent);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw relayErrors.badRequest('registration payload is nested too deeply to canonicalize');
+    }
+    throw err;
+  }
 }
