@@ -85,7 +85,8 @@ class PreparingClient implements PostgresPoolClient {
   ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
     // Kysely only hands over a cursor when the dialect is given a cursor class; none is.
     if (typeof query !== 'string') throw new Error('streaming queries are not configured');
-    const values = [...parameters];
+    // Kysely hands over a fresh copy of the parameters for each query; pg only reads them.
+    const values = parameters as unknown[];
     const name = PREPARED_MARK.exec(query)?.[1];
     const result = name
       ? this.client.query({ name, text: query, values })
