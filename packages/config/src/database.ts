@@ -38,6 +38,8 @@ export interface DatabaseHandle<DB> {
   target: DatabaseTarget;
   /** Set for `postgres` targets. */
   pool?: pg.Pool;
+  /** Set for `postgres` targets: one pipelined connection, opened at its first query. */
+  pipelined?: PipelinedSession;
   /** Set for `pglite` targets. */
   pglite?: PGlite;
   /** True when the database answers a trivial query. */
@@ -220,13 +222,18 @@ export async function openDatabase<DB>(
       await db.destroy();
       throw err;
     }
+    const pipelined = new PipelinedSession(target.url, schema);
     return {
       db,
       schema,
       target,
       pool,
+      pipelined,
       ping: () => ping(db),
-      close: () => db.destroy(),
+      close: async () => {
+        await pipelined.close();
+        await db.destroy();
+      },
     };
   }
 
@@ -277,5 +284,62 @@ export async function migrateToLatest<DB>(
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, {
       cause: error,
     });
+  }
+}
+
+/**
+ * One server connection in pg's pipeline mode (node-postgres `pipeline: true`): each query
+ * goes out at once, without waiting for the answers to the ones before, and Postgres runs
+ * them in order and answers in order. Each query is its own protocol round (its own Sync),
+ * so an error fails that query alone; inside an explicit transaction the queries after it
+ * then fail until a rollback. Opened at the first query; a connection that breaks is
+ * replaced by a fresh one at the next. Shows in `pg_stat_activity` as `<schema> pipelined`.
+ */
+export class PipelinedSession {
+  #client: pg.Client | undefined;
+  #connecting: Promise<pg.Client> | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly schema: string,
+  ) {}
+
+  query(query: CompiledQuery): Promise<pg.QueryResult> {
+    const values = query.parameters as unknown[];
+    if (this.#client) return this.#client.query(query.sql, values);
+    if (this.#closed) return Promise.reject(new Error('pipelined session closed'));
+    this.#connecting ??= this.#connect();
+    return this.#connecting.then((client) => client.query(query.sql, values));
+  }
+
+  async #connect(): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.url,
+      options: `-c search_path=${this.schema}`,
+      application_name: `${this.schema} pipelined`,
+      types: numericTypes,
+      pipeline: true,
+    });
+    // A broken connection must not crash the process; its queries report the error.
+    const forget = () => {
+      if (this.#client === client) this.#client = undefined;
+    };
+    client.on('error', forget);
+    client.on('end', forget);
+    try {
+      await client.connect();
+    } finally {
+      this.#connecting = undefined;
+    }
+    this.#client = client;
+    return client;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client ?? (await this.#connecting?.catch(() => undefined));
+    this.#client = undefined;
+    await client?.end();
   }
 }
