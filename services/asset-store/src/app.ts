@@ -7,6 +7,7 @@ import {
   requestLogging,
 } from '@svc/envelope';
 import type { RequestListener } from 'node:http';
+import type { PipelinedSession } from '@svc/config/database';
 import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -52,7 +53,7 @@ export interface AppDeps {
    * The index is a server (`postgres://`), not the embedded database: ingest may then hold
    * a transaction open while files are fsynced (see `AssetIndexWriter`).
    */
-  indexOnServer?: boolean;
+  indexSession?: PipelinedSession;
 }
 
 function adminDeps(deps: AppDeps, verifier: Verifier) {
@@ -108,7 +109,7 @@ export function createApp(deps: AppDeps): App {
       storage: deps.storage,
       timestamps,
       ownRenames: deps.ownRenames,
-      indexOnServer: deps.indexOnServer,
+      indexSession: deps.indexSession,
     }),
     tmpDir: deps.storage.layout.tmp,
     maxUploadBytes: deps.config.max_upload_bytes,

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     clock: Date.now,
     db: index.db,
     ping: index.ping,
-    indexOnServer: index.target.kind === 'postgres',
+    indexSession: index.pipelined,
     logger,
     version: readVersion(),
   });

@@ -23,8 +23,8 @@ const nothingLeft = async () => {
   expect(tmpFiles(t)).toEqual([]);
 };
 
-/** The test app's service with another attribute store, the index as given or embedded. */
-function appWith(attributes: AttributeStore, indexOnServer: boolean) {
+/** The test app's service with another attribute store, the writer's session as given. */
+function appWith(attributes: AttributeStore, onServer: boolean) {
   return createApp({
     config: t.config,
     storage: { layout: t.storage.layout, attributes },
@@ -33,7 +33,7 @@ function appWith(attributes: AttributeStore, indexOnServer: boolean) {
     ping: t.index.ping,
     logger: createLogger('t', 'silent'),
     version: '0.1.0',
-    indexOnServer,
+    indexSession: onServer ? t.index.pipelined : undefined,
   });
 }
 
@@ -197,5 +197,35 @@ describe('a failure after the upload arrived', () => {
       await t.index.db.deleteFrom('asset').execute();
       for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
     }
+  });
+});
+
+const onServerOnly = testDatabaseMode() === 'postgres' ? describe : describe.skip;
+onServerOnly("the index writer's connection", () => {
+  afterEach(async () => {
+    await t.index.db.deleteFrom('asset').execute();
+    for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
+  });
+
+  it('loses no ingest when the server drops it, and the next batches use a fresh one', async () => {
+    const ingest = (i: number) =>
+      request(t.app)
+        .post('/api/v1/can/0/ingest')
+        .attach('file', Buffer.from(`content ${i}`), `f${i}.txt`);
+    expect((await ingest(0)).status).toBe(200);
+    const writer = sql<{ pid: number }>`
+      select pid from pg_stat_activity
+      where datname = current_database() and application_name = 'asset_store pipelined'
+    `;
+    const [dropped] = (await writer.execute(t.index.db)).rows;
+    expect(dropped).toBeDefined();
+    await sql`select pg_terminate_backend(${dropped!.pid})`.execute(t.index.db);
+
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => ingest(i + 1)));
+    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 12 }, () => 200));
+    expect(await rowCount(t)).toBe(13);
+    expect(storedFiles(t)).toHaveLength(13);
+    const [fresh] = (await writer.execute(t.index.db)).rows;
+    expect(fresh!.pid).not.toBe(dropped!.pid);
   });
 });

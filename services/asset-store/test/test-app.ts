@@ -38,7 +38,7 @@ export async function createTestApp(
     clock: Date.now,
     db: index.db,
     ping: index.ping,
-    indexOnServer: index.target.kind === 'postgres',
+    indexSession: index.pipelined,
     logger,
     version: '0.1.0',
   });

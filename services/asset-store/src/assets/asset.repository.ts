@@ -1,10 +1,15 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { AssetRow, AssetRowUpdate, NewAssetRow } from './asset.table.js';
 
 /** Inserts one asset row (nothing read back: ingest already knows every field). */
 export async function insertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<void> {
   await db.insertInto('asset').values(row).execute();
+}
+
+/** The statement that inserts several asset rows (all or none), for a pipelined session. */
+export function insertAssetsQuery(db: Kysely<Database>, rows: NewAssetRow[]): CompiledQuery {
+  return db.insertInto('asset').values(rows).compile();
 }
 
 /** Inserts several asset rows in one statement (all or none). */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
+import type { PipelinedSession } from '@svc/config/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
@@ -31,7 +32,7 @@ export interface IngestDeps {
   /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
   ownRenames?: OwnRenames;
   /** The index is a server: rows may be inserted while their files are fsynced. */
-  indexOnServer?: boolean;
+  indexSession?: PipelinedSession;
 }
 
 /** An upload the storage engine has staged, with the part's own file name. */
@@ -51,7 +52,7 @@ export class IngestService {
 
   constructor(private readonly deps: IngestDeps) {
     this.#rootSync = new FolderSync(deps.storage.layout.root);
-    this.#index = new AssetIndexWriter(deps.db, deps.indexOnServer ?? false);
+    this.#index = new AssetIndexWriter(deps.db, deps.indexSession);
   }
 
   /** The next asset timestamp (strictly increasing). */
