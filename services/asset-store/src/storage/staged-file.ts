@@ -9,6 +9,13 @@ import { createAssetHash } from '../assets/content-hash.js';
 /** A plain file descriptor (no FileHandle), so the quick steps after it can be synchronous. */
 const openFile = promisify(fsSync.open);
 
+/**
+ * Staged names are `<timestamp>-<this>.part`: timestamps are unique within the process, and
+ * this tag, drawn once, tells processes apart. Random bytes per upload cost a few
+ * microseconds of every small ingest for nothing more.
+ */
+const PROCESS_TAG = randomBytes(6).toString('hex');
+
 /** Enough leading bytes for file-type to recognise any format it knows. */
 const HEAD_BYTES = 4100;
 
@@ -36,7 +43,7 @@ const SMALL_UPLOAD_BYTES = 64 << 10;
 
 /**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the hash is fed the
- * timestamp first), never holding more than 64 KiB of it (plus the source's own buffer)
+ * timestamp first, and the timestamp, which the issuer makes unique, names the file), never holding more than 64 KiB of it (plus the source's own buffer)
  * in memory. The caller fsyncs once the attributes are on the file too. On any failure,
  * the source erroring or the limit being passed included, the partial file is removed and
  * the error rethrown; a stream source is destroyed.
@@ -50,7 +57,7 @@ export async function stageStream(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   limit?: SizeLimit,
 ): Promise<StagedFile> {
-  const tmpPath = path.join(tmpDir, `${timestamp}-${randomBytes(6).toString('hex')}.part`);
+  const tmpPath = path.join(tmpDir, `${timestamp}-${PROCESS_TAG}.part`);
   const hash = createAssetHash(timestamp);
   let head = Buffer.alloc(0);
   let size = 0;
