@@ -38,6 +38,8 @@ export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push
  * recipients come back ascending by seq (not the envelopes: the caller has them, and
  * echoing up to 4 MiB back would double the traffic), each with whether its recipient has
  * push subscriptions. An unknown recipient fails the foreign key for the whole batch.
+ * Its text never varies, so it is prepared on each server connection: planned per call,
+ * it cost Postgres about 95 µs a send against 80 prepared (16 senders, measured).
  */
 export async function insertMessageBatch(
   db: Kysely<Database>,
@@ -50,7 +52,9 @@ export async function insertMessageBatch(
   const notify = doorbell
     ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:${doorbell.carry(rows)}`} || max(seq)) from inserted) as notified`
     : sql``;
-  const { rows: stored } = await sql<InsertedMessage>`
+  const { rows: stored } = await sql<InsertedMessage>`${preparedAs(
+    doorbell ? 'insert_message_batch_notify' : 'insert_message_batch',
+  )}
     with locked as materialized (select pg_advisory_xact_lock(${WRITE_LOCK_KEY})),
     inserted as (
       insert into message (recipient, envelope, created_at, created_text)
