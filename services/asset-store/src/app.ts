@@ -50,8 +50,9 @@ export interface AppDeps {
   /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
   ownRenames?: OwnRenames;
   /**
-   * The index is a server (`postgres://`), not the embedded database: ingest may then hold
-   * a transaction open while files are fsynced (see `AssetIndexWriter`).
+   * Set when the index is a server (`postgres://`), not the embedded database: the ingest
+   * writer's pipelined connection, on which a transaction may stay open while files are
+   * fsynced (see `AssetIndexWriter`).
    */
   indexSession?: PipelinedSession;
 }

@@ -31,7 +31,7 @@ export interface IngestDeps {
   timestamps: TimestampIssuer;
   /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
   ownRenames?: OwnRenames;
-  /** The index is a server: rows may be inserted while their files are fsynced. */
+  /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
 }
 
