@@ -82,12 +82,7 @@ export class AssetIndexWriter {
       if (this.#waiting.length === 0) return undefined;
       const batch = this.#waiting.splice(0, MAX_BATCH);
       const begun = session.query(BEGIN);
-      const inserted = session.query(
-        insertAssetsQuery(
-          this.db,
-          batch.map((w) => w.row),
-        ),
-      );
+      const inserted = session.query(insertAssetsQuery(batch.map((w) => w.row)));
       const done = Promise.all([begun, inserted]);
       // Awaited only after the commit before it; until then a failure must not go unhandled.
       done.catch(() => undefined);
