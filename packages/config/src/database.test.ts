@@ -178,6 +178,8 @@ onServer('the pipelined session', () => {
   });
 
   it('fails only the query in error, and the rest of its transaction until a rollback', async () => {
+    const pid = () => session().query(q('select pg_backend_pid() as pid'));
+    const before = (await pid()).rows;
     const sent = [
       session().query(q('begin')),
       session().query(q('insert into item (id, big) values ($1, $2)', 1, 10)),
@@ -199,13 +201,15 @@ onServer('the pipelined session', () => {
     expect(String((settled[3] as PromiseRejectedResult).reason)).toMatch(/transaction is aborted/);
     const rows = await handle.db.selectFrom('item').selectAll().execute();
     expect(rows).toEqual([{ id: 3, big: 30 }]);
+    // Statement errors leave the connection as it was.
+    expect((await pid()).rows).toEqual(before);
   });
 
   it('opens a fresh connection after the server drops it', async () => {
     await session().query(q('select 1'));
     const [dropped] = await backends();
     await sql`select pg_terminate_backend(${dropped!.pid})`.execute(handle.db);
-    // The dying connection may still take a query that then fails; the next one reconnects.
+    // A query may still reach the dying connection and fail; the one after it reconnects.
     await session()
       .query(q('select 1'))
       .catch(() => undefined);

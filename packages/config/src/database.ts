@@ -307,10 +307,26 @@ export class PipelinedSession {
 
   query(query: CompiledQuery): Promise<pg.QueryResult> {
     const values = query.parameters as unknown[];
-    if (this.#client) return this.#client.query(query.sql, values);
+    const run = (client: pg.Client) =>
+      client.query(query.sql, values).catch((err: unknown) => {
+        // A socket error, or the server ending the session (SQLSTATE class 08, or 57P:
+        // shutdown, termination), means the connection is gone or going: the next query
+        // must not be written to it before its socket reports the close.
+        if (!(err instanceof pg.DatabaseError) || /^(08|57P)/.test(err.code ?? '')) {
+          this.#drop(client);
+        }
+        throw err;
+      });
+    if (this.#client) return run(this.#client);
     if (this.#closed) return Promise.reject(new Error('pipelined session closed'));
     this.#connecting ??= this.#connect();
-    return this.#connecting.then((client) => client.query(query.sql, values));
+    return this.#connecting.then(run);
+  }
+
+  #drop(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    client.end().catch(() => undefined);
   }
 
   async #connect(): Promise<pg.Client> {
