@@ -1,21 +1,9 @@
 import { sql, type Kysely } from 'kysely';
-import type { NewAssetRow } from '../assets/asset.table.js';
+import { ASSET_ROW_COLUMNS, type NewAssetRow } from '../assets/asset.table.js';
 import type { Database } from '../db/database.js';
 
-const REPLACED = [
-  'timestamp',
-  'mime_type',
-  'application',
-  'user',
-  'tags',
-  'description',
-  'human_filename',
-  'human_path',
-  'is_trashed',
-  'is_corrupted',
-  'path',
-  'size',
-] as const;
+/** Every column but the key: a rebuilt row replaces them all. */
+const REPLACED = ASSET_ROW_COLUMNS.filter((c) => c !== 'hash');
 
 /** Inserts the row, or replaces every field of the row with the same hash. */
 export async function upsertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<void> {

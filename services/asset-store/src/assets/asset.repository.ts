@@ -1,29 +1,18 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { AssetRow, AssetRowUpdate, AssetTable, NewAssetRow } from './asset.table.js';
+import {
+  ASSET_ROW_COLUMNS,
+  type AssetRow,
+  type AssetRowUpdate,
+  type NewAssetRow,
+} from './asset.table.js';
 
 /** Inserts one asset row (nothing read back: ingest already knows every field). */
 export async function insertAsset(db: Kysely<Database>, row: NewAssetRow): Promise<void> {
   await db.insertInto('asset').values(row).execute();
 }
 
-/** Every column an ingest sets, in the order `insertAssetsQuery` binds them. */
-const INGEST_COLUMNS = [
-  'hash',
-  'timestamp',
-  'mime_type',
-  'application',
-  'user',
-  'tags',
-  'description',
-  'human_filename',
-  'human_path',
-  'is_trashed',
-  'is_corrupted',
-  'path',
-  'size',
-] as const satisfies readonly (keyof AssetTable)[];
-const INGEST_INTO = `insert into "asset" (${INGEST_COLUMNS.map((c) => `"${c}"`).join(', ')}) values `;
+const INSERT_INTO = `insert into "asset" (${ASSET_ROW_COLUMNS.map((c) => `"${c}"`).join(', ')}) values `;
 
 /**
  * The statement that inserts several asset rows (all or none), for a pipelined session.
@@ -36,24 +25,15 @@ export function insertAssetsQuery(rows: readonly NewAssetRow[]): CompiledQuery {
   const tuples: string[] = [];
   for (const row of rows) {
     const first = parameters.length;
-    parameters.push(
-      row.hash,
-      row.timestamp,
-      row.mime_type,
-      row.application ?? null,
-      row.user ?? null,
-      row.tags,
-      row.description ?? null,
-      row.human_filename ?? null,
-      row.human_path ?? null,
-      row.is_trashed ?? false,
-      row.is_corrupted ?? false,
-      row.path,
-      row.size,
-    );
-    tuples.push(`(${INGEST_COLUMNS.map((_, i) => `$${first + i + 1}`).join(', ')})`);
+    // Absent optional fields go in as the columns' defaults would: null, or false for flags.
+    for (const column of ASSET_ROW_COLUMNS) {
+      parameters.push(
+        row[column] ?? (column === 'is_trashed' || column === 'is_corrupted' ? false : null),
+      );
+    }
+    tuples.push(`(${ASSET_ROW_COLUMNS.map((_, i) => `$${first + i + 1}`).join(', ')})`);
   }
-  return CompiledQuery.raw(INGEST_INTO + tuples.join(', '), parameters);
+  return CompiledQuery.raw(INSERT_INTO + tuples.join(', '), parameters);
 }
 
 /** Inserts several asset rows in one statement (all or none). */

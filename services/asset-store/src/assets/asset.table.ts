@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import { ATTRIBUTE_KEYS } from '../storage/attributes.js';
 
 /** One row per stored asset: every record field plus where the file is. */
 export interface AssetTable {
@@ -22,3 +23,13 @@ export interface AssetTable {
 export type AssetRow = Selectable<AssetTable>;
 export type NewAssetRow = Insertable<AssetTable>;
 export type AssetRowUpdate = Updateable<AssetTable>;
+
+/**
+ * Every column a stored asset's row is written with: each attribute the file carries, plus
+ * where the file is and its size (`indexed_at` is the index's own).
+ */
+export const ASSET_ROW_COLUMNS = [
+  ...ATTRIBUTE_KEYS,
+  'path',
+  'size',
+] as const satisfies readonly (keyof AssetTable)[];
