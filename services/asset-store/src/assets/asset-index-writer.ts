@@ -70,11 +70,13 @@ export class AssetIndexWriter {
 
   async #drain(): Promise<void> {
     this.#draining = true;
-    if (this.session) await this.#drainPipelined(this.session);
-    else await this.#drainAutocommit();
+    // Looked at again after each pass: rows may arrive while a pass's last answer, or its
+    // return, is awaited. The last look and the reset below run in one turn.
+    while (this.#waiting.length > 0) {
+      if (this.session) await this.#drainPipelined(this.session);
+      else await this.#drainAutocommit();
+    }
     this.#draining = false;
-    // A row queued after the loop's last look, while its return was being awaited.
-    if (this.#waiting.length > 0) void this.#drain();
   }
 
   async #drainPipelined(session: IndexSession): Promise<void> {
@@ -108,8 +110,6 @@ export class AssetIndexWriter {
       } catch (err) {
         await this.#retryAlone(batch, err);
       }
-      // Rows that arrived while the commit was answered go next.
-      current ??= start();
     }
   }
 
