@@ -164,6 +164,23 @@ describe.each(services)('the $name container', (svc) => {
     }
   });
 
+  it('copies the dependency patches before installing, as the lockfile names them', () => {
+    const workspace = yaml.load(
+      fs.readFileSync(path.join(ROOT, 'pnpm-workspace.yaml'), 'utf8'),
+    ) as {
+      patchedDependencies?: Record<string, string>;
+    };
+    const patches = Object.values(workspace.patchedDependencies ?? {});
+    expect(patches.length).toBeGreaterThan(0);
+    for (const file of patches) {
+      expect(file.startsWith('patches/')).toBe(true);
+      expect(fs.existsSync(path.join(ROOT, file))).toBe(true);
+    }
+    const copy = dockerfile.indexOf('COPY patches patches\n');
+    expect(copy).toBeGreaterThan(-1);
+    expect(copy).toBeLessThan(dockerfile.indexOf('RUN pnpm install'));
+  });
+
   it('has a multi-stage Dockerfile shipping production dependencies, run as a non-root user', () => {
     expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
     expect(dockerfile).toMatch(/pnpm --filter \S+ deploy --prod/);

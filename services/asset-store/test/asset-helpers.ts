@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
@@ -62,6 +64,19 @@ export async function xattrsOf(t: TestApp, filename: string): Promise<Record<str
     }
   }
   return out;
+}
+
+/** Serves `app` on a free port; `closed` resolves once the first connection has closed. */
+export async function listen(
+  app: http.RequestListener,
+): Promise<{ port: number; closed: Promise<void>; stop: () => Promise<void> }> {
+  const server = http.createServer(app);
+  const closed = new Promise<void>((resolve) =>
+    server.once('connection', (socket) => socket.once('close', () => resolve())),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, closed, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** Number of rows in the index. */

@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import request from 'supertest';
 import {
   expectedHash,
   ingestFile,
+  listen,
   rowCount,
   storedFiles,
   tmpFiles,
@@ -155,6 +158,44 @@ describe('file ingest', () => {
     results.forEach((r, i) => expect(r.hash).toBe(expectedHash(`content ${i}`, r.timestamp)));
     const sorted = [...stamps].sort((a, b) => a - b);
     for (let i = 1; i < sorted.length; i++) expect(sorted[i]!).toBeGreaterThan(sorted[i - 1]!);
+  });
+
+  it('stores the exact bytes when the body arrives in pieces cut inside the boundary', async () => {
+    const boundary = 'cut-here-4f1c';
+    const delimiter = `\r\n--${boundary}`;
+    // Every proper prefix of the delimiter inside the content keeps the parser matching in
+    // part; the pieces end inside those prefixes and inside the closing delimiter.
+    const prefixes = Array.from({ length: delimiter.length - 1 }, (_, i) =>
+      delimiter.slice(0, i + 1),
+    );
+    const content = Buffer.concat([
+      randomBytes(70_000),
+      Buffer.from(prefixes.join('x')),
+      randomBytes(500),
+    ]);
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    );
+    const body = Buffer.concat([head, content, Buffer.from(`${delimiter}--\r\n`)]);
+    const inPrefixes = head.length + 70_000 + 40;
+    const closing = head.length + content.length;
+    const { port, stop } = await listen(t.app);
+    try {
+      for (const cut of [closing + 1, closing + 3, closing + 8, closing + delimiter.length]) {
+        const res = await postInPieces(port, `multipart/form-data; boundary=${boundary}`, [
+          body.subarray(0, inPrefixes),
+          body.subarray(inPrefixes, cut),
+          body.subarray(cut),
+        ]);
+        expect(res.status).toBe(200);
+        const { timestamp, hash, filename } = res.data;
+        expect(hash).toBe(expectedHash(content, timestamp));
+        expect(fs.readFileSync(path.join(t.storageRoot, filename)).equals(content)).toBe(true);
+      }
+    } finally {
+      await stop();
+    }
   });
 
   it('cuts the tags part of the filename at 255 bytes but keeps every tag in the record', async () => {
@@ -328,3 +369,44 @@ describe('file ingest input rules', () => {
     expect(fs.existsSync(path.join(t.storageRoot, filename))).toBe(true);
   });
 });
+
+/** POSTs `pieces` as separate writes a few milliseconds apart, so they arrive apart. */
+function postInPieces(
+  port: number,
+  contentType: string,
+  pieces: Buffer[],
+): Promise<{ status: number; data: { timestamp: number; hash: string; filename: string } }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: INGEST,
+        headers: {
+          'Content-Type': contentType,
+          'Content-Length': String(pieces.reduce((n, p) => n + p.length, 0)),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            data: { timestamp: number; hash: string; filename: string };
+          };
+          resolve({ status: res.statusCode ?? 0, data: answer.data });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.on('socket', (socket) => socket.setNoDelay(true));
+    void (async () => {
+      for (const piece of pieces) {
+        req.write(piece);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      req.end();
+    })();
+  });
+}

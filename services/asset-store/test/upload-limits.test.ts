@@ -1,9 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
-import { ingestFile, rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
+import { ingestFile, listen, rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
@@ -110,19 +109,6 @@ describe('an upload killed while its part is being written to .tmp', () => {
     }
   });
 });
-
-/** Serves `app` on a free port; `closed` resolves once the first connection has closed. */
-async function listen(
-  app: http.RequestListener,
-): Promise<{ port: number; closed: Promise<void>; stop: () => Promise<void> }> {
-  const server = http.createServer(app);
-  const closed = new Promise<void>((resolve) =>
-    server.once('connection', (socket) => socket.once('close', () => resolve())),
-  );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { port, closed, stop: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 /** A multipart upload whose `file` part announces `size` bytes; the caller writes them. */
 function startUpload(port: number, size: number): http.ClientRequest {
