@@ -156,6 +156,19 @@ export const assetOpenApi: OpenApiFeature = {
           ...errorResponses({ 500: 'The asset is corrupted or its file is missing' }),
         },
       },
+      head: {
+        summary: 'The download headers, without the body',
+        operationId: 'headAsset',
+        responses: {
+          '200': { description: 'Content-Type, Content-Length, Content-Disposition, ETag' },
+          '206': { description: 'The headers of the requested range' },
+          '304': { description: 'Not modified (If-None-Match)' },
+          '400': { description: 'Malformed hash' },
+          '404': { description: 'Unknown hash or container' },
+          '416': { description: 'Range not satisfiable' },
+          '500': { description: 'The asset is corrupted or its file is missing' },
+        },
+      },
       patch: {
         summary: 'Replace tags and/or description',
         operationId: 'updateAsset',
