@@ -73,3 +73,33 @@ describe('stream hub keep-alive', () => {
     expect(res.pings()).toBe(before + 1);
   });
 });
+
+describe('stream hub first ping', () => {
+  it('comes one interval after the stream opened, whenever it opened', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const start = Date.now();
+    const hub = new StreamHub({
+      pubsub,
+      readAfter: () => Promise.resolve([]),
+      latestSeq: () => Promise.resolve(0),
+      logger: createLogger('hub-test', 'silent'),
+      now: () => 1_800_000_000_000,
+      monotonicNow: () => Date.now() - start,
+      pingIntervalMs: 1000,
+    });
+    try {
+      jest.advanceTimersByTime(370);
+      const res = new FakeResponse();
+      await hub.open('alice', 0, res as unknown as Response);
+      jest.advanceTimersByTime(990);
+      expect(res.pings()).toBe(0);
+      jest.advanceTimersByTime(10);
+      expect(res.pings()).toBe(1);
+      jest.advanceTimersByTime(1000);
+      expect(res.pings()).toBe(2);
+    } finally {
+      await hub.close();
+      jest.useRealTimers();
+    }
+  });
+});

@@ -34,13 +34,16 @@ export interface StreamHubDeps {
 /** All open inbox streams of this instance: opening, keep-alive and shutdown. */
 export class StreamHub {
   readonly #subscribers = new Set<StreamSubscriber>();
-  /** The subscribers by ping group; a stream joins the next group in turn. */
+  /**
+   * The subscribers by ping group. A stream joins the group whose turn has just passed, so
+   * it hears its first ping one interval after it opened, as the contract's "every 15 s"
+   * reads; streams opened at different moments spread over the groups.
+   */
   readonly #groups: Set<StreamSubscriber>[];
   readonly #timer: NodeJS.Timeout;
   readonly #clock: () => number;
   readonly #started: number;
   readonly #tickMs: number;
-  #nextGroup = 0;
   /** Turns taken so far, counted from the hub's start. */
   #turns = 0;
   #closed = false;
@@ -94,8 +97,7 @@ export class StreamHub {
       return;
     }
     this.#subscribers.add(sub);
-    const group = this.#groups[this.#nextGroup]!;
-    this.#nextGroup = (this.#nextGroup + 1) % this.#groups.length;
+    const group = this.#groups[(this.#turns + this.#groups.length - 1) % this.#groups.length]!;
     group.add(sub);
     res.on('close', () => {
       sub.stop();
