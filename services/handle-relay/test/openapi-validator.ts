@@ -6,12 +6,17 @@ import type { Response } from 'supertest';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
-type Operation = { responses?: Record<string, { content?: Record<string, unknown> }> };
+type Operation = {
+  requestBody?: { content?: Record<string, unknown> };
+  responses?: Record<string, { content?: Record<string, unknown> }>;
+};
 
 /** Checks real responses against the served OpenAPI 3.1 document. */
 export interface OpenApiValidator {
   /** Throws unless `res` is a documented status of `method path` and its body validates. */
   check(method: string, templatePath: string, res: Response): void;
+  /** Throws unless `body` validates against the operation's JSON request body. */
+  checkRequest(method: string, templatePath: string, body: unknown): void;
 }
 
 function pointer(...segments: string[]): string {
@@ -27,6 +32,19 @@ export function createOpenApiValidator(doc: Record<string, unknown>): OpenApiVal
   ajv.addSchema(doc, 'openapi');
   const paths = doc.paths as Record<string, Record<string, Operation>>;
   return {
+    checkRequest(method, templatePath, body) {
+      const op = paths[templatePath]?.[method.toLowerCase()];
+      if (!op?.requestBody?.content?.['application/json']) {
+        throw new Error(`${method} ${templatePath} documents no JSON request body`);
+      }
+      const ref = `openapi#/${pointer('paths', templatePath, method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}`;
+      const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+      if (!validate(body)) {
+        throw new Error(
+          `${method} ${templatePath} request does not match: ${ajv.errorsText(validate.errors)}`,
+        );
+      }
+    },
     check(method, templatePath, res) {
       const op = paths[templatePath]?.[method.toLowerCase()];
       if (!op) throw new Error(`${method} ${templatePath} is not in the OpenAPI document`);

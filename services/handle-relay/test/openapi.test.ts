@@ -1,5 +1,11 @@
 import request from 'supertest';
-import { authLines, signedAuthValue } from '../src/client/index.js';
+import {
+  authLines,
+  generateKeyPair,
+  signedAuthValue,
+  signJcs,
+  toHex,
+} from '../src/client/index.js';
 import { registerHandle, registration, uniqueHandle } from './handle-factories.js';
 import { createOpenApiValidator, type OpenApiValidator } from './openapi-validator.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
@@ -48,6 +54,28 @@ describe('GET /openapi.json', () => {
     expect(() => api.check('GET', '/v1/healthz', { ...fake, status: 418 } as never)).toThrow(
       /not documented/,
     );
+  });
+});
+
+describe('request bodies the service takes match the document', () => {
+  it('a registration whose primary is in uppercase hex', async () => {
+    const keys = generateKeyPair();
+    const upper = `ed25519:${toHex(keys.publicKey).toUpperCase()}`;
+    const payload = {
+      server: SERVER,
+      handle: uniqueHandle(),
+      primary: upper,
+      ts: Math.floor(Date.now() / 1000),
+    };
+    const body = {
+      payload,
+      signature: { alg: 'ed25519-sha512-jcs', key: upper, sig: signJcs(payload, keys.secretKey) },
+    };
+    api.check('POST', '/v1/register', await request(t.app).post('/v1/register').send(body));
+    expect((await request(t.app).get(`/v1/u/${payload.handle}`)).status).toBe(200);
+    api.checkRequest('POST', '/v1/register', body);
+    const broken = { ...body, payload: { ...payload, primary: 'ed25519:xyz' } };
+    expect(() => api.checkRequest('POST', '/v1/register', broken)).toThrow(/does not match/);
   });
 });
 

@@ -7,7 +7,10 @@ import {
   type OpenApiFeature,
 } from '../openapi/openapi-types.js';
 
+/** A primary as records show it: stored with lowercase hex. */
 const PRIMARY = '^ed25519:[0-9a-f]{64}$';
+/** A primary as a registration may spell it: hex in either case. */
+const PRIMARY_INPUT = '^ed25519:[0-9a-fA-F]{64}$';
 
 /** Registration, lookups and proofs. */
 export const handlesOpenApi: OpenApiFeature = {
@@ -39,7 +42,7 @@ export const handlesOpenApi: OpenApiFeature = {
           properties: {
             server: { type: 'string' },
             handle: { type: 'string' },
-            primary: { type: 'string', pattern: PRIMARY },
+            primary: { type: 'string', pattern: PRIMARY_INPUT },
             ts: { type: 'integer', description: 'Unix seconds, within ±300 s of server time' },
           },
         },
