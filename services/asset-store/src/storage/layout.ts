@@ -56,8 +56,8 @@ const MAX_FILENAME_BYTES = 255 - '.json'.length;
 
 /** A tag as it may appear in a filename: anything outside `[A-Za-z0-9-]` becomes `-`. */
 export function sanitizeTag(tag: string): string {
-  // Iterate by code point so one astral character gives one `-`, not two.
-  return Array.from(tag, (c) => (/^[A-Za-z0-9-]$/.test(c) ? c : '-')).join('');
+  // The `u` flag matches by code point, so one astral character gives one `-`, not two.
+  return tag.replace(/[^A-Za-z0-9-]/gu, '-');
 }
 
 /**
