@@ -2,6 +2,7 @@ import http from 'node:http';
 import net from 'node:net';
 import express from 'express';
 import { pino } from 'pino';
+import { handleRelayError } from './envelopes.js';
 import { serve, type Served } from './serve.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -51,8 +52,12 @@ describe('serve', () => {
     }
   });
 
-  async function start(): Promise<Served> {
+  async function start(idleTimeoutMs?: number): Promise<Served> {
     const app = express();
+    app.post('/upload', (req, res) => {
+      req.resume();
+      req.on('end', () => res.send('stored'));
+    });
     app.get('/fast', (_req, res) => {
       res.send('fast');
     });
@@ -68,6 +73,8 @@ describe('serve', () => {
       host: '127.0.0.1',
       port: 0,
       logger: pino({ level: 'silent' }),
+      render: handleRelayError,
+      idleTimeoutMs,
       onClose: () => {
         events.push('closed resources');
         return Promise.resolve();
@@ -136,5 +143,90 @@ describe('serve', () => {
     const { shutdown } = await start();
     await Promise.all([shutdown('a'), shutdown('b')]);
     expect(events).toEqual(['closed resources']);
+  });
+
+  /** Sends raw bytes on a fresh connection; resolves with all it received once it closed. */
+  async function raw(port: number, bytes: string): Promise<string> {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    socket.write(bytes);
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    return received;
+  }
+
+  /** Status line, headers and JSON body of one raw answer. */
+  function parse(answer: string): { status: string; headers: string; body: unknown } {
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    const [status = '', ...headers] = head.split('\r\n');
+    return { status, headers: headers.join('\n'), body: JSON.parse(body) };
+  }
+
+  it.each([
+    ['a request line it cannot parse', 'FOO / HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a bad Content-Length', 'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
+    [
+      'a bad chunk size',
+      'POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+    ],
+  ])('answers %s with 400 in the service envelope and closes', async (_what, bytes) => {
+    const { address } = await start();
+    const answer = parse(await raw(address.port, bytes));
+    expect(answer.status).toBe('HTTP/1.1 400 Bad Request');
+    expect(answer.headers).toMatch(/^Content-Type: application\/json; charset=utf-8$/m);
+    expect(answer.headers).toMatch(/^Connection: close$/m);
+    expect(answer.body).toEqual({
+      error: { code: 'bad_request', message: 'malformed HTTP request' },
+    });
+  });
+
+  it('answers headers over the limit with 431 in the service envelope', async () => {
+    const { address } = await start();
+    const bytes = `GET /fast HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
+    const answer = parse(await raw(address.port, bytes));
+    expect(answer.status).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(answer.body).toEqual({
+      error: { code: 'headers_too_large', message: 'request headers too large' },
+    });
+  });
+
+  it('answers an Expect header other than 100-continue with 417 in the service envelope', async () => {
+    const { address } = await start();
+    const answer = parse(
+      await raw(
+        address.port,
+        'GET /fast HTTP/1.1\r\nHost: x\r\nExpect: weird\r\nConnection: close\r\n\r\n',
+      ),
+    );
+    expect(answer.status).toBe('HTTP/1.1 417 Expectation Failed');
+    expect(answer.body).toEqual({
+      error: { code: 'expectation_failed', message: 'only "Expect: 100-continue" is supported' },
+    });
+  });
+
+  it('closes a connection whose request body stalls, and keeps one that keeps sending', async () => {
+    const { address } = await start(300);
+    const stalled = net.connect(address.port, '127.0.0.1');
+    const stalledClosed = new Promise<number>((resolve) =>
+      stalled.once('close', () => resolve(performance.now())),
+    );
+    const began = performance.now();
+    stalled.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"to":');
+    const steady = net.connect(address.port, '127.0.0.1');
+    let steadyAnswer = '';
+    steady.setEncoding('utf8');
+    steady.on('data', (chunk: string) => (steadyAnswer += chunk));
+    steady.write(
+      'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nConnection: close\r\n\r\n',
+    );
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      steady.write('x');
+    }
+    await new Promise<void>((resolve) => steady.once('close', () => resolve()));
+    expect(steadyAnswer).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*stored$/);
+    expect((await stalledClosed) - began).toBeLessThan(1000);
   });
 });

@@ -1,7 +1,10 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
+import type { ErrorRenderer } from './envelopes.js';
+import { AppError, errors } from './errors.js';
+import { writeError } from './middleware.js';
 
 /** What `serve` needs: the app, where to listen, and what to close after the last request. */
 export interface ServeOptions {
@@ -9,6 +12,10 @@ export interface ServeOptions {
   host: string;
   port: number;
   logger: Logger;
+  /** The service's error body, also for requests Node's HTTP parser refuses. */
+  render: ErrorRenderer;
+  /** A connection with nothing read or written for this long is closed (a stalled body). */
+  idleTimeoutMs?: number;
   /** Bound on waiting for in-flight requests at shutdown. */
   drainMs?: number;
   /** Called once the server stopped accepting, before in-flight requests are awaited. */
@@ -29,11 +36,24 @@ export interface Served {
  * closes resources and exits 0.
  */
 export async function serve(options: ServeOptions): Promise<Served> {
-  const { app, host, port, logger, drainMs = 10_000 } = options;
+  const { app, host, port, logger, render, idleTimeoutMs = 120_000, drainMs = 10_000 } = options;
   const server = http.createServer();
-  // Slow-loris guard; long uploads are still fine because the timeout is per header phase.
+  // Slow-loris guards: the headers must arrive within a minute, and a connection that goes
+  // quiet is closed. No bound on a whole request: a long upload that keeps sending is fine.
   server.headersTimeout = 60_000;
   server.requestTimeout = 0;
+  server.timeout = idleTimeoutMs;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(err, socket, render),
+  );
+  server.on('checkExpectation', (_req, res: http.ServerResponse) => {
+    const refused = new AppError(
+      417,
+      'expectation_failed',
+      'only "Expect: 100-continue" is supported',
+    );
+    writeError(res, refused, render, logger);
+  });
   // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
   // response, so while draining every response closes its connection once it is sent.
   const active = new Set<http.ServerResponse>();
@@ -95,4 +115,42 @@ export async function serve(options: ServeOptions): Promise<Served> {
     });
   }
   return { server, address, shutdown };
+}
+
+/** What a request Node's HTTP parser refused gets, by the parser's error code. */
+function clientErrorFor(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError(431, 'headers_too_large', 'request headers too large');
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return errors.payloadTooLarge('chunk extensions too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError(408, 'request_timeout', 'request not received in time');
+    default:
+      return errors.badRequest('malformed HTTP request');
+  }
+}
+
+/**
+ * Node's own answer to a request its parser refuses has no body; this one carries the
+ * service's error envelope. As Node does, it answers only while no response on the
+ * connection has begun (a half-sent one would be corrupted), then closes the connection.
+ */
+function answerClientError(
+  err: NodeJS.ErrnoException,
+  socket: Socket,
+  render: ErrorRenderer,
+): void {
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (err.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const refused = clientErrorFor(err.code);
+    const body = JSON.stringify(render(refused));
+    socket.write(
+      `HTTP/1.1 ${refused.status} ${http.STATUS_CODES[refused.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -1,5 +1,5 @@
 import { ConfigError, splitListen } from '@svc/config';
-import { createLogger, serve } from '@svc/envelope';
+import { createLogger, assetStoreError, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     host,
     port,
     logger,
+    render: assetStoreError,
     onClose: async () => {
       await worker.stop();
       await index.close();

@@ -1,5 +1,5 @@
 import { ConfigError, splitListen } from '@svc/config';
-import { createLogger, serve } from '@svc/envelope';
+import { createLogger, handleRelayError, serve } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openStore, targetFor } from './db/database.js';
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     host,
     port,
     logger,
+    render: handleRelayError,
     // Open streams never finish on their own: end them so the drain can complete.
     beforeDrain: () => relay.closeStreams(),
     onClose: async () => {
