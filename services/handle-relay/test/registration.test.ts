@@ -198,6 +198,38 @@ describe('POST /v1/register: (a) envelope and signature', () => {
     expect(res.body).toEqual(badRequest('signature.key must equal payload.primary'));
   });
 
+  it.each(['1e400', '-1e400', '[1e999]'])(
+    'refuses a payload holding %s, which JSON reads as an infinity, and stores nothing',
+    async (number) => {
+      const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
+      const payload = JSON.stringify({ ...body.payload, extra: 0 }).replace(
+        '"extra":0',
+        `"extra":${number}`,
+      );
+      const res = await request(t.app)
+        .post('/v1/register')
+        .set('Content-Type', 'application/json')
+        .send(`{"payload":${payload},"signature":${JSON.stringify(body.signature)}}`)
+        .expect(400);
+      expect(res.body).toEqual(
+        badRequest('registration payload holds a number outside what RFC 8785 can write'),
+      );
+      expect(await rowsFor(body.payload.handle)).toEqual([]);
+    },
+  );
+
+  it('refuses a key of small order, whose forged signature would verify anything', async () => {
+    const handle = uniqueHandle();
+    const primary = `ed25519:01${'00'.repeat(31)}`;
+    const body = {
+      payload: { server: SERVER, handle, primary, ts: NOW_S },
+      signature: { alg: 'ed25519-sha512-jcs', key: primary, sig: `01${'00'.repeat(63)}` },
+    };
+    const res = await post(body).expect(400);
+    expect(res.body).toEqual(badRequest('registration signature did not verify'));
+    expect(await rowsFor(handle)).toEqual([]);
+  });
+
   it('refuses a payload nested too deeply to canonicalize, and stores nothing', async () => {
     const { body } = registration(SERVER, uniqueHandle(), { ts: NOW_S });
     const depth = 20_000;

@@ -1,7 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { toHex } from '../client/hex.js';
-import { KEY_CACHE_LIMIT, keyCacheSize, publicKeyFromHex, verifyEd25519 } from './ed25519.js';
+import {
+  hasSmallOrder,
+  KEY_CACHE_LIMIT,
+  keyCacheSize,
+  publicKeyFromHex,
+  verifyEd25519,
+} from './ed25519.js';
 
 describe('Ed25519 verification through node:crypto', () => {
   const pair = nacl.sign.keyPair();
@@ -28,6 +34,48 @@ describe('Ed25519 verification through node:crypto', () => {
     expect(publicKeyFromHex(keyHex)).toBe(publicKeyFromHex(keyHex));
     for (let i = 0; i <= KEY_CACHE_LIMIT; i++) publicKeyFromHex(randomBytes(32).toString('hex'));
     expect(keyCacheSize()).toBe(KEY_CACHE_LIMIT);
+    expect(verifyEd25519(keyHex, message, sigHex)).toBe(true);
+  });
+
+  // The points of order 1, 2, 4 and 8, in each encoding a key may use: y, y + p where that
+  // still fits, and x of either sign.
+  const SMALL_ORDER_KEYS = [
+    `01${'00'.repeat(31)}`,
+    `ee${'ff'.repeat(30)}7f`,
+    `ec${'ff'.repeat(30)}7f`,
+    `ec${'ff'.repeat(30)}ff`,
+    '00'.repeat(32),
+    `${'00'.repeat(31)}80`,
+    `ed${'ff'.repeat(30)}7f`,
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+    '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+    'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+  ];
+  // R the identity point and S = 0: valid for every message under a key of small order.
+  const FORGED = `01${'00'.repeat(63)}`;
+
+  it('refuses keys of small order, under which a forged signature verifies anything', () => {
+    const identity = createPublicKey({
+      key: {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: Buffer.from(SMALL_ORDER_KEYS[0]!, 'hex').toString('base64url'),
+      },
+      format: 'jwk',
+    });
+    expect(verify(null, message, identity, Buffer.from(FORGED, 'hex'))).toBe(true);
+    for (const key of SMALL_ORDER_KEYS) {
+      expect(hasSmallOrder(Buffer.from(key, 'hex'))).toBe(true);
+      expect(publicKeyFromHex(key)).toBeNull();
+      expect(verifyEd25519(key, message, FORGED)).toBe(false);
+    }
+  });
+
+  it('takes every real key', () => {
+    for (let i = 0; i < 500; i++) {
+      expect(hasSmallOrder(Buffer.from(nacl.sign.keyPair().publicKey))).toBe(false);
+    }
     expect(verifyEd25519(keyHex, message, sigHex)).toBe(true);
   });
 });

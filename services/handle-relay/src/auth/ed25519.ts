@@ -2,6 +2,42 @@ import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 
 const HEX_KEY = /^[0-9a-f]{64}$/;
 
+/** 2^255 - 19, the field Ed25519's coordinates live in. */
+const P = (1n << 255n) - 19n;
+
+/**
+ * The y coordinates of the points of small order (1, 2, 4 and 8): 1, -1, 0, and the two
+ * roots of d·y⁴ + 2y² - 1 = 0, where doubling lands on a point of order 4. With such a
+ * public key, R of small order and S = 0 make a signature that verifies for every message,
+ * and OpenSSL accepts it; so these keys are refused like bytes that are no point at all.
+ */
+const SMALL_ORDER_Y = new Set([
+  0n,
+  1n,
+  P - 1n,
+  littleEndian(
+    Buffer.from('26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05', 'hex'),
+  ),
+  littleEndian(
+    Buffer.from('c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a', 'hex'),
+  ),
+]);
+
+function littleEndian(bytes: Buffer): bigint {
+  let n = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i]!);
+  return n;
+}
+
+/**
+ * True when an encoded key names a point of small order. The top bit is the sign of x; the
+ * rest is y, which an encoding may also spell as y + p.
+ */
+export function hasSmallOrder(key: Buffer): boolean {
+  const y = littleEndian(Buffer.concat([key.subarray(0, 31), Buffer.of(key[31]! & 0x7f)]));
+  return SMALL_ORDER_Y.has(y % P);
+}
+
 /** Most public keys kept as parsed KeyObjects, so a signed request never parses its key. */
 export const KEY_CACHE_LIMIT = 10_000;
 
@@ -19,7 +55,7 @@ export function publicKeyFromHex(keyHex: string): KeyObject | null {
     return hit;
   }
   let key: KeyObject | null = null;
-  if (HEX_KEY.test(keyHex)) {
+  if (HEX_KEY.test(keyHex) && !hasSmallOrder(Buffer.from(keyHex, 'hex'))) {
     try {
       // JWK import builds the key from the raw bytes; DER goes through OpenSSL's decoder
       // and costs about ten times more, as much as a verify (every registration pays it).

@@ -61,9 +61,10 @@ export function verifyRegistration(
 }
 
 /**
- * The JCS bytes of the payload as sent. The body parser takes nesting deeper than the
- * canonicalizer can recurse into (an extra field may hold anything); that RangeError is the
- * client's input, so it is a 400 like every other registration failure, not a 500.
+ * The JCS bytes of the payload as sent. An extra field may hold anything the body parser
+ * takes, and the canonicalizer refuses two such things: nesting deeper than it can recurse
+ * into (a RangeError), and a number JSON.parse read as Infinity (`1e400`), which RFC 8785
+ * cannot write. Both are the client's input: a 400 like every other registration failure.
  */
 function canonicalPayload(sent: unknown): string {
   try {
@@ -72,6 +73,8 @@ function canonicalPayload(sent: unknown): string {
     if (err instanceof RangeError) {
       throw relayErrors.badRequest('registration payload is nested too deeply to canonicalize');
     }
-    throw err;
+    throw relayErrors.badRequest(
+      'registration payload holds a number outside what RFC 8785 can write',
+    );
   }
 }
