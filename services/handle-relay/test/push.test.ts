@@ -288,6 +288,23 @@ describe('POST /v1/push/subscribe/{handle}', () => {
     },
   );
 
+  it('takes an endpoint of 2,048 UTF-8 bytes, and refuses one byte more with 400', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const { p256dh, auth } = browserKeys();
+    const k = { p256dh, auth };
+    const base = 'https://push.example.com/';
+    // Three-byte characters: the longest key the index holds is counted in bytes.
+    const longest = base + '一'.repeat(674) + 'a'.repeat(2048 - base.length - 674 * 3);
+    expect(Buffer.byteLength(longest)).toBe(2048);
+    await post(t, 'subscribe', alice, { endpoint: longest, ...k }).expect(204);
+    const over = await post(t, 'subscribe', alice, { endpoint: `${longest}b`, ...k }).expect(400);
+    expect(over.body).toEqual({ error: { code: 'bad_request', message: 'endpoint is too long' } });
+    const cjk = base + '一'.repeat(1000);
+    const res = await post(t, 'subscribe', alice, { endpoint: cjk, ...k }).expect(400);
+    expect(res.body).toEqual({ error: { code: 'bad_request', message: 'endpoint is too long' } });
+    expect(await rows(t, alice.handle)).toEqual([{ endpoint: longest, ...k }]);
+  });
+
   it('accepts a public https endpoint without the private-endpoint setting', async () => {
     const alice = await registerHandle(strict.app, strict.config.server);
     const k = browserKeys();

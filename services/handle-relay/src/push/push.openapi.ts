@@ -6,7 +6,12 @@ import {
   type OpenApiFeature,
 } from '../openapi/openapi-types.js';
 
-const endpoint = { type: 'string', format: 'uri', maxLength: 2048 };
+const endpoint = {
+  type: 'string',
+  format: 'uri',
+  maxLength: 2048,
+  description: 'At most 2,048 bytes of UTF-8.',
+};
 const key = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
 
 /** Web Push: the server key and (un)subscribing a handle's devices. */

@@ -8,10 +8,16 @@ const key = (name: string) =>
     .max(1024, `${name} is too long`)
     .regex(/^[A-Za-z0-9+/_-]+={0,2}$/, `${name} must be base64url`);
 
+/**
+ * Counted in UTF-8 bytes, not characters: the endpoint is the table's primary key, and a
+ * B-tree entry holds at most about 2,700 bytes (2,048 CJK characters are 6,144).
+ */
+const MAX_ENDPOINT_BYTES = 2048;
+
 const endpoint = z
   .string({ error: 'endpoint must be a string' })
   .min(1, 'endpoint must not be empty')
-  .max(2048, 'endpoint is too long')
+  .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_ENDPOINT_BYTES, 'endpoint is too long')
   .refine(isStorableText, 'endpoint must not contain NUL characters or lone surrogates');
 
 /** Lifts the browser shape's `keys.{p256dh,auth}` to the top level; leaves the flat shape be. */
