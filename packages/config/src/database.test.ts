@@ -153,6 +153,21 @@ describe('preparedAs', () => {
 });
 
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
+onServer('the pool', () => {
+  it('survives the server dropping a connection while it is checked out', async () => {
+    const failed = handle.db.connection().execute(async (conn) => {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(conn);
+      await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(handle.db);
+      // The dropped connection's error event arrives while it is still checked out.
+      await new Promise((r) => setTimeout(r, 100));
+      await sql`select 1`.execute(conn);
+    });
+    await expect(failed).rejects.toThrow(/terminat|Connection|ECONNRESET/i);
+    const { rows } = await sql<{ n: number }>`select 1 as n`.execute(handle.db);
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+});
+
 onServer('the pipelined session', () => {
   const q = (text: string, ...parameters: unknown[]) => CompiledQuery.raw(text, parameters);
   const session = () => handle.pipelined!;

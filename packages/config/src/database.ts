@@ -213,8 +213,11 @@ export async function openDatabase<DB>(
       options: `-c search_path=${schema}`,
       types: numericTypes,
     });
-    // An idle client that loses its server must not crash the process; the next query reports it.
+    // A client that loses its server must not crash the process. The pool listens only while
+    // a client is idle, so each client also gets its own listener for while it is checked
+    // out: its query reports the failure, and the pool drops the broken client on release.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     try {
       await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
