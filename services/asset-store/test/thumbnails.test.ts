@@ -5,7 +5,11 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { createApp, type App } from '../src/app.js';
 import { configSchema } from '../src/config.js';
-import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbnail.renderer.js';
+import {
+  createSharpRenderer,
+  sharpRenderer,
+  type ThumbnailRenderer,
+} from '../src/thumbnails/thumbnail.renderer.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -19,7 +23,10 @@ const countingRenderer: ThumbnailRenderer = {
   },
 };
 
-function appWith(overrides: Record<string, unknown> = {}): App {
+function appWith(
+  overrides: Record<string, unknown> = {},
+  renderer: ThumbnailRenderer = countingRenderer,
+): App {
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, ...overrides })),
     storage: t.storage,
@@ -28,7 +35,7 @@ function appWith(overrides: Record<string, unknown> = {}): App {
     ping: t.index.ping,
     logger: createLogger('thumbnails-test', 'silent'),
     version: '0.1.0',
-    thumbnailRenderer: countingRenderer,
+    thumbnailRenderer: renderer,
   });
 }
 
@@ -173,6 +180,21 @@ describe('placeholders', () => {
     expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect((res.body as Buffer).toString('utf8')).toContain('>svg</text>');
   });
+});
+
+describe('a render that takes too long', () => {
+  it('stops, and the file gets a placeholder', async () => {
+    // One large blur over a 4000 x 4000 drawing: seconds of work for libvips at this size.
+    const slow =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">' +
+      '<filter id="f"><feGaussianBlur stdDeviation="1000"/></filter>' +
+      '<rect width="4000" height="4000" filter="url(#f)"/></svg>';
+    const { row } = await storeAsset(t, slow, { mime_type: 'image/svg+xml', ext: 'svg' });
+    const impatient = appWith({ enable_thumbnail_cache: false }, createSharpRenderer(1));
+    const res = await thumb(impatient, row.hash, 4096, 4096).expect(200);
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect((res.body as Buffer).toString('utf8')).toContain('>svg</text>');
+  }, 60_000);
 });
 
 describe('the thumbnail cache', () => {

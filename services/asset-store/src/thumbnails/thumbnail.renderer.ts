@@ -13,21 +13,35 @@ export interface ThumbnailRenderer {
 }
 
 /**
+ * A render still running after this long stops and the file gets a placeholder. An SVG a
+ * few kilobytes long (a large blur on many layers) can otherwise keep a thread busy for
+ * minutes. libvips checks the clock between tiles, so one tile's work still runs out.
+ */
+export const RENDER_TIMEOUT_SECONDS = 10;
+
+/**
  * libvips through sharp: EXIF orientation applied first, then the largest size inside the
  * box with the aspect kept (never enlarged), transparency flattened on white, JPEG out.
- * sharp's default pixel limit stays on, so a decompression bomb becomes a placeholder.
+ * sharp's default pixel limit stays on, so a decompression bomb becomes a placeholder, as
+ * does a render that outlasts `timeoutSeconds`.
  */
-export const sharpRenderer: ThumbnailRenderer = {
-  async render(file, box) {
-    try {
-      return await sharp(file)
-        .rotate()
-        .resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true })
-        .flatten({ background: '#ffffff' })
-        .jpeg({ quality: 80, mozjpeg: false })
-        .toBuffer();
-    } catch {
-      return undefined;
-    }
-  },
-};
+export function createSharpRenderer(timeoutSeconds = RENDER_TIMEOUT_SECONDS): ThumbnailRenderer {
+  return {
+    async render(file, box) {
+      try {
+        return await sharp(file)
+          .timeout({ seconds: timeoutSeconds })
+          .rotate()
+          .resize(box.width, box.height, { fit: 'inside', withoutEnlargement: true })
+          .flatten({ background: '#ffffff' })
+          .jpeg({ quality: 80, mozjpeg: false })
+          .toBuffer();
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** The renderer the service uses. */
+export const sharpRenderer = createSharpRenderer();
