@@ -141,6 +141,16 @@ describe('data ingest', () => {
       400,
       'invalid tags: expected tags without NUL characters',
     );
+    await rejects(
+      () => request(t.app).post(DATA).send({ data: 1, description: 'x\udc00' }),
+      400,
+      'invalid description: expected text without lone surrogates',
+    );
+    await rejects(
+      () => request(t.app).post(DATA).send({ data: 1, tags: 'a,b\ud800' }),
+      400,
+      'invalid tags: expected tags without lone surrogates',
+    );
   });
 
   it('answers a body over max_json_bytes with 413 and keeps nothing', async () => {

@@ -118,6 +118,8 @@ describe('PATCH', () => {
     [{ tags: ['x'.repeat(65)] }, 'invalid tags: expected each tag to have 1-64 characters'],
     [{ tags: ['ok', 'a\u0000b'] }, 'invalid tags: expected tags without NUL characters'],
     [{ description: 'a\u0000b' }, 'invalid description: expected text without NUL characters'],
+    [{ tags: ['ok', 'a\ud800b'] }, 'invalid tags: expected tags without lone surrogates'],
+    [{ description: 'a\udc00b' }, 'invalid description: expected text without lone surrogates'],
     [[], 'invalid body: expected a JSON object'],
     ['"text"', 'invalid body: expected a JSON object'],
   ])('refuses %j with 400 and changes nothing', async (body, error) => {

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { assetErrors } from '../errors.js';
-import { characterCount, hasNulCharacter, normalizeTags, splitTags, tagsProblem } from './tags.js';
+import {
+  characterCount,
+  hasLoneSurrogate,
+  hasNulCharacter,
+  normalizeTags,
+  splitTags,
+  tagsProblem,
+} from './tags.js';
 
 /** Longest free-text field (names, paths, application, user), in characters. */
 export const MAX_TEXT = 1024;
@@ -23,6 +30,7 @@ const mimeType = z.preprocess(
 );
 
 const NO_NUL = 'expected text without NUL characters';
+const NO_LONE_SURROGATE = 'expected text without lone surrogates';
 
 /** Free text up to `max` characters; an empty string means absent. */
 function optionalText(max: number) {
@@ -30,6 +38,7 @@ function optionalText(max: number) {
     .string({ error: 'expected a string' })
     .refine((s) => characterCount(s) <= max, `expected at most ${max} characters`)
     .refine((s) => !hasNulCharacter(s), NO_NUL)
+    .refine((s) => !hasLoneSurrogate(s), NO_LONE_SURROGATE)
     .optional()
     .transform((s) => (s === '' ? undefined : s));
 }
@@ -73,6 +82,7 @@ export const patchSchema = z.strictObject({
       `expected at most ${MAX_DESCRIPTION} characters`,
     )
     .refine((s) => !hasNulCharacter(s), NO_NUL)
+    .refine((s) => !hasLoneSurrogate(s), NO_LONE_SURROGATE)
     .optional(),
 });
 

@@ -24,12 +24,21 @@ export function tagsProblem(tags: readonly string[]): string | undefined {
   const long = tags.find((t) => characterCount(t) > MAX_TAG_LENGTH);
   if (long !== undefined) return `expected each tag to have 1-${MAX_TAG_LENGTH} characters`;
   if (tags.some(hasNulCharacter)) return 'expected tags without NUL characters';
+  if (tags.some(hasLoneSurrogate)) return 'expected tags without lone surrogates';
   return undefined;
 }
 
 /** True when `text` holds U+0000, which a Postgres `text` value cannot store. */
 export function hasNulCharacter(text: string): boolean {
   return text.includes('\u0000');
+}
+
+/**
+ * True when `text` holds half of a surrogate pair alone: UTF-8 cannot encode it, so the
+ * attributes and the index would keep U+FFFD instead of what was sent.
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return /\p{Surrogate}/u.test(text);
 }
 
 /** Length in Unicode characters (code points), not UTF-16 units. */
