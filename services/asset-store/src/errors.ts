@@ -30,6 +30,9 @@ export const assetErrors = {
   /** Data ingest whose value JSON.stringify cannot indent (nesting or length past V8's limits). */
   unstorableData: () =>
     errors.badRequest('invalid data: too deeply nested or too large once indented'),
+  /** A multipart body sent with a `Content-Encoding` (the parser reads the bytes as sent). */
+  unsupportedEncoding: () =>
+    new AppError(415, 'unsupported_media_type', 'unsupported body encoding'),
   /** The `file` part is larger than `max_upload_bytes`. */
   uploadTooLarge: (limit: number) =>
     errors.payloadTooLarge(`file too large: the limit is ${limit} bytes`),

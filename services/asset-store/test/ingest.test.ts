@@ -243,6 +243,31 @@ describe('file ingest input rules', () => {
     await rejects((r) => r.field('tags', 'a'), 'missing file: exactly one "file" part is required');
   });
 
+  it.each(['gzip', 'br', 'x-unknown'])(
+    'refuses a multipart body sent with Content-Encoding %s with 415 and keeps nothing',
+    async (encoding) => {
+      await rejects(
+        (r) =>
+          r
+            .set('Content-Encoding', encoding)
+            .field('tags', 'a')
+            .attach('file', Buffer.from('x'), 'a.txt'),
+        'unsupported body encoding',
+        415,
+      );
+    },
+  );
+
+  it('takes a multipart body sent with Content-Encoding identity', async () => {
+    const res = await request(t.app)
+      .post(INGEST)
+      .set('Content-Encoding', 'identity')
+      .attach('file', Buffer.from('plain'), 'a.txt')
+      .expect(200);
+    const { timestamp, hash } = (res.body as { data: { timestamp: number; hash: string } }).data;
+    expect(hash).toBe(expectedHash('plain', timestamp));
+  });
+
   it('refuses a request that is not multipart', async () => {
     await rejects(
       (r) => r.send({ file: 'x' }),

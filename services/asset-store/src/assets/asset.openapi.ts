@@ -111,7 +111,10 @@ export const assetOpenApi: OpenApiFeature = {
             },
           },
         },
-        responses: ingestAnswers,
+        responses: {
+          ...ingestAnswers,
+          ...errorResponses({ 415: 'A Content-Encoding other than identity' }),
+        },
       },
     },
     [`${API_BASE}/ingest/data`]: {

@@ -55,6 +55,10 @@ export function multipartIngest(deps: AssetRoutesDeps): MultipartIngest {
   } as multer.Options).single('file');
   const parse = promisify(upload) as (req: Request, res: Response) => Promise<void>;
   return async (req, res) => {
+    // busboy parses the bytes as they come: compressed, they would fail as a malformed
+    // body, and an unknown encoding would be stored as if there were none.
+    const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+    if (encoding && encoding !== 'identity') throw assetErrors.unsupportedEncoding();
     const parsed = req as Request;
     try {
       await parse(parsed, res as Response);
