@@ -58,6 +58,10 @@ describe('serve', () => {
       req.resume();
       req.on('end', () => res.send('stored'));
     });
+    app.post('/ponder', (req, res) => {
+      req.resume();
+      req.on('end', () => setTimeout(() => res.send('pondered'), 800));
+    });
     app.get('/fast', (_req, res) => {
       res.send('fast');
     });
@@ -204,6 +208,15 @@ describe('serve', () => {
     expect(answer.body).toEqual({
       error: { code: 'expectation_failed', message: 'only "Expect: 100-continue" is supported' },
     });
+  });
+
+  it('waits for an answer that takes longer than the idle timeout once the request is in', async () => {
+    const { address } = await start(300);
+    const answer = await raw(
+      address.port,
+      'POST /ponder HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok',
+    );
+    expect(answer).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*pondered$/);
   });
 
   it('closes a connection whose request body stalls, and keeps one that keeps sending', async () => {

@@ -38,11 +38,17 @@ export interface Served {
 export async function serve(options: ServeOptions): Promise<Served> {
   const { app, host, port, logger, render, idleTimeoutMs = 120_000, drainMs = 10_000 } = options;
   const server = http.createServer();
-  // Slow-loris guards: the headers must arrive within a minute, and a connection that goes
-  // quiet is closed. No bound on a whole request: a long upload that keeps sending is fine.
+  // Slow-loris guards: the headers must arrive within a minute, and a request whose body
+  // stops arriving is cut off once its connection has been quiet for idleTimeoutMs. No
+  // bound on a whole request: a long upload that keeps sending is fine, and once a request
+  // is in, the service may take as long as it needs to answer (a rebuild, say).
   server.headersTimeout = 60_000;
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
+  const requests = new WeakMap<Socket, http.IncomingMessage>();
+  server.on('timeout', (socket: Socket) => {
+    if (!requests.get(socket)?.complete) socket.destroy();
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
     answerClientError(err, socket, render),
   );
@@ -66,7 +72,8 @@ export async function serve(options: ServeOptions): Promise<Served> {
   };
   // Registered before the app, so a request arriving while draining is marked before a
   // synchronous handler has sent its headers.
-  server.on('request', (_req, res: http.ServerResponse) => {
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    requests.set(req.socket, req);
     if (draining) closeAfter(res);
     active.add(res);
     res.once('close', () => active.delete(res));
