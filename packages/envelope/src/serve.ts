@@ -14,7 +14,7 @@ export interface ServeOptions {
   logger: Logger;
   /** The service's error body, also for requests Node's HTTP parser refuses. */
   render: ErrorRenderer;
-  /** A connection with nothing read or written for this long is closed (a stalled body). */
+  /** A request whose body has stopped arriving is cut off after this long of quiet. */
   idleTimeoutMs?: number;
   /** Bound on waiting for in-flight requests at shutdown. */
   drainMs?: number;

@@ -1,5 +1,5 @@
 import { ConfigError, splitListen } from '@svc/config';
-import { createLogger, assetStoreError, serve } from '@svc/envelope';
+import { assetStoreError, createLogger, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';

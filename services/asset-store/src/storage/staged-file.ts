@@ -43,10 +43,11 @@ const SMALL_UPLOAD_BYTES = 64 << 10;
 
 /**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the hash is fed the
- * timestamp first, and the timestamp, which the issuer makes unique, names the file), never holding more than 64 KiB of it (plus the source's own buffer)
- * in memory. The caller fsyncs once the attributes are on the file too. On any failure,
- * the source erroring or the limit being passed included, the partial file is removed and
- * the error rethrown; a stream source is destroyed.
+ * timestamp first, and the timestamp, which the issuer makes unique, names the file), never
+ * holding more than 64 KiB of it (plus the source's own buffer) in memory. The caller
+ * fsyncs once the attributes are on the file too. On any failure, the source erroring or
+ * the limit being passed included, the partial file is removed and the error rethrown; a
+ * stream source is destroyed.
  *
  * A plain loop rather than stream.pipeline: for small uploads the pipeline's machinery
  * cost more CPU than the write itself.

@@ -34,7 +34,7 @@ function littleEndian(bytes: Buffer): bigint {
  * rest is y, which an encoding may also spell as y + p.
  */
 export function hasSmallOrder(key: Buffer): boolean {
-  const y = littleEndian(Buffer.concat([key.subarray(0, 31), Buffer.of(key[31]! & 0x7f)]));
+  const y = littleEndian(key) & ((1n << 255n) - 1n);
   return SMALL_ORDER_Y.has(y % P);
 }
 
