@@ -183,17 +183,30 @@ describe('placeholders', () => {
 });
 
 describe('a render that takes too long', () => {
+  // One large blur over a 4000 x 4000 drawing: about 14 s of work for libvips at this size.
+  const slow =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">' +
+    '<filter id="f"><feGaussianBlur stdDeviation="1000"/></filter>' +
+    '<rect width="4000" height="4000" filter="url(#f)"/></svg>';
+
   it('stops, and the file gets a placeholder', async () => {
-    // One large blur over a 4000 x 4000 drawing: seconds of work for libvips at this size.
-    const slow =
-      '<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000">' +
-      '<filter id="f"><feGaussianBlur stdDeviation="1000"/></filter>' +
-      '<rect width="4000" height="4000" filter="url(#f)"/></svg>';
     const { row } = await storeAsset(t, slow, { mime_type: 'image/svg+xml', ext: 'svg' });
     const impatient = appWith({ enable_thumbnail_cache: false }, createSharpRenderer(1));
     const res = await thumb(impatient, row.hash, 4096, 4096).expect(200);
     expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect((res.body as Buffer).toString('utf8')).toContain('>svg</text>');
+  }, 60_000);
+
+  it('is killed when libvips does not stop it: SVGs render in a process of their own', async () => {
+    // Stored as PNG: the content, not the stored type, decides where it renders.
+    const { row } = await storeAsset(t, slow, { mime_type: 'image/png', ext: 'png' });
+    // No libvips timeout at all; only the kill, after 500 ms, can end this render early.
+    const unstoppable = appWith({ enable_thumbnail_cache: false }, createSharpRenderer(0, 500));
+    const started = performance.now();
+    const res = await thumb(unstoppable, row.hash, 4096, 4096).expect(200);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect((res.body as Buffer).toString('utf8')).toContain('>png</text>');
   }, 60_000);
 });
 
