@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { testDatabaseMode } from '@svc/config/testing';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
@@ -317,3 +318,68 @@ describe('DELETE /admin/asset/{hash}', () => {
     expect(res.body).toEqual({ status: 'error', error: 'asset not found' });
   });
 });
+
+/**
+ * A purge removes the file before the row, holding the row's lock; a download meanwhile
+ * finds no file. Here a transaction holds that lock the way a purge does, with the file
+ * already gone, while the download waits (one pooled connection each: server only).
+ */
+(testDatabaseMode() === 'postgres' ? describe : describe.skip)(
+  'a download while a purge holds the row',
+  () => {
+    async function downloadDuringPurge(
+      outcome: 'purged' | 'rolled back',
+    ): Promise<{ status: number; body: unknown; waited: boolean; hash: string }> {
+      const { row, file } = await storeAsset(t, 'purge race', { ext: 'txt' });
+      let answered = false;
+      let download: Promise<request.Response> | undefined;
+      await t.index.db
+        .transaction()
+        .execute(async (trx) => {
+          await trx
+            .selectFrom('asset')
+            .select('hash')
+            .where('hash', '=', row.hash)
+            .forUpdate()
+            .execute();
+          fs.rmSync(file);
+          download = request(t.app)
+            .get(`${BASE}/asset/${row.hash}`)
+            .then((res) => {
+              answered = true;
+              return res;
+            });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          if (outcome === 'purged')
+            await trx.deleteFrom('asset').where('hash', '=', row.hash).execute();
+          else throw new Error('rolled back');
+        })
+        .catch((err: Error) => {
+          if (err.message !== 'rolled back') throw err;
+        });
+      const waited = !answered;
+      const res = await download!;
+      return { status: res.status, body: res.body, waited, hash: row.hash };
+    }
+
+    it('answers 404 once the purge has deleted the row', async () => {
+      const { status, body, waited, hash } = await downloadDuringPurge('purged');
+      expect(waited).toBe(true);
+      expect({ status, body }).toEqual({
+        status: 404,
+        body: { status: 'error', error: 'asset not found' },
+      });
+      expect(await findAssetByHash(t.index.db, hash)).toBeUndefined();
+    });
+
+    it('answers 500 and flags the asset when the row stays', async () => {
+      const { status, body, waited, hash } = await downloadDuringPurge('rolled back');
+      expect(waited).toBe(true);
+      expect({ status, body }).toEqual({
+        status: 500,
+        body: { status: 'error', error: 'asset is corrupted: its file is missing' },
+      });
+      expect((await findAssetByHash(t.index.db, hash))?.is_corrupted).toBe(true);
+    });
+  },
+);

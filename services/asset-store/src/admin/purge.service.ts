@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Kysely } from 'kysely';
-import { deleteAsset, findAssetByHash } from '../assets/asset.repository.js';
+import { deleteAsset, findAssetByHashForUpdate } from '../assets/asset.repository.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AttributeStore } from '../storage/attributes.js';
@@ -17,14 +17,18 @@ export interface PurgeDeps {
 /**
  * Removes an asset for good: attributes (sidecar included), file, cached thumbnails, and
  * last the row, so an interruption leaves a row flagged missing rather than an orphan file
- * that a rebuild would bring back.
+ * that a rebuild would bring back. All of it inside one transaction holding the row's lock,
+ * so a download that finds the file already gone waits for the row and answers 404, not
+ * 500 for a missing file.
  */
 export async function purgeAsset(deps: PurgeDeps, hash: string): Promise<void> {
-  const row = await findAssetByHash(deps.db, hash);
-  if (!row) throw assetErrors.notFound();
-  const file = toAbsolutePath(deps.layout, row.path);
-  await deps.attributes.remove(file);
-  await fs.rm(file, { force: true });
-  await removeCachedThumbnails(deps.layout, hash);
-  await deleteAsset(deps.db, hash);
+  await deps.db.transaction().execute(async (trx) => {
+    const row = await findAssetByHashForUpdate(trx, hash);
+    if (!row) throw assetErrors.notFound();
+    const file = toAbsolutePath(deps.layout, row.path);
+    await deps.attributes.remove(file);
+    await fs.rm(file, { force: true });
+    await removeCachedThumbnails(deps.layout, hash);
+    await deleteAsset(trx, hash);
+  });
 }

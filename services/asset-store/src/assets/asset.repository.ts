@@ -57,6 +57,17 @@ export async function findAssetByHashForUpdate(
   return db.selectFrom('asset').selectAll().where('hash', '=', hash).forUpdate().executeTakeFirst();
 }
 
+/**
+ * The row with this hash as it stands once no transaction holds it locked: a read that
+ * waits for a purge in progress to delete the row or give up.
+ */
+export async function findAssetByHashSettled(
+  db: Kysely<Database>,
+  hash: string,
+): Promise<AssetRow | undefined> {
+  return db.selectFrom('asset').selectAll().where('hash', '=', hash).forShare().executeTakeFirst();
+}
+
 /** Changes some columns of one row; returns the row after the change, if it exists. */
 export async function updateAsset(
   db: Kysely<Database>,

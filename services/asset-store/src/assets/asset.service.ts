@@ -7,7 +7,12 @@ import type { AssetStorage } from '../storage/asset-storage.js';
 import { toAbsolutePath } from '../storage/layout.js';
 import type { Verifier } from '../verifier/verifier.service.js';
 import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
-import { findAssetByHash, findAssetByHashForUpdate, updateAsset } from './asset.repository.js';
+import {
+  findAssetByHash,
+  findAssetByHashForUpdate,
+  findAssetByHashSettled,
+  updateAsset,
+} from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
 import type { AssetRow, AssetRowUpdate } from './asset.table.js';
 import { isAssetHash } from './content-hash.js';
@@ -53,7 +58,8 @@ export class AssetService {
 
   /**
    * The asset's file for download and thumbnails; 500 when it is gone (then flagged
-   * corrupted, so metadata, list and search agree with this answer) or flagged corrupted.
+   * corrupted, so metadata, list and search agree with this answer) or flagged corrupted,
+   * 404 when a purge took it meanwhile.
    */
   async locate(hash: string): Promise<LocatedAsset> {
     const row = await findAssetByHash(this.deps.db, hash);
@@ -64,7 +70,9 @@ export class AssetService {
       size = (await fs.stat(absolutePath)).size;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await this.deps.verifier.flagIfMissing(row);
+      const settled = await findAssetByHashSettled(this.deps.db, hash);
+      if (!settled) throw assetErrors.notFound();
+      await this.deps.verifier.flagIfMissing(settled);
       throw assetErrors.missingFile();
     }
     if (row.is_corrupted) throw assetErrors.corrupted();
