@@ -87,6 +87,14 @@ describe('the inbox lane and the Express route', () => {
     expect(lane).toEqual(express);
   });
 
+  it('take a signature over the path as spelled alike', async () => {
+    const upper = alice.handle.toUpperCase();
+    const [lane, express] = await both(upper, '', signed(alice, upper, 0));
+    expect(lane.status).toBe(200);
+    expect(lane).toEqual(express);
+    expect(lane).toEqual((await both(alice.handle, '', signed(alice, alice.handle, 0)))[0]);
+  });
+
   it.each([
     ['a malformed since', '?since=-1', 'own'],
     ['a repeated since', '?since=1&since=2', 'own'],

@@ -83,6 +83,26 @@ describe('PUT /v1/profile/{handle}/proofs: success', () => {
     expect(await storedProofs(o.handle)).toEqual(['x:y']);
   });
 
+  it('also takes a signature over the path as spelled, and no other spelling', async () => {
+    const o = await owner();
+    const upper = o.handle.toUpperCase();
+    await put(upper, { proofs: ['x:y'] }, authFor(o, NOW_S, authLines.setProofs(upper))).expect(
+      204,
+    );
+    expect(await storedProofs(o.handle)).toEqual(['x:y']);
+    const other = `${upper[0]}${o.handle.slice(1)}`;
+    const res = await put(
+      upper,
+      { proofs: ['z:w'] },
+      authFor(o, NOW_S, authLines.setProofs(other)),
+    );
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({
+      error: { code: 'unauthorized', message: 'signature did not verify' },
+    });
+    expect(await storedProofs(o.handle)).toEqual(['x:y']);
+  });
+
   it('accepts 64 proofs and an entry of 512 characters', async () => {
     const o = await owner();
     const proofs = Array.from({ length: 64 }, (_, i) => `ch${i}:id${i}`);

@@ -72,6 +72,26 @@ describe('GET /v1/push/vapid-public-key', () => {
 });
 
 describe('POST /v1/push/subscribe/{handle}', () => {
+  it('takes a signature over the path as spelled', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const upper = alice.handle.toUpperCase();
+    const k = browserKeys();
+    const endpoint = pushUrl();
+    for (const verb of ['subscribe', 'unsubscribe'] as const) {
+      await request(t.app)
+        .post(`/v1/push/${verb}/${upper}`)
+        .set(
+          'X-ID-Auth',
+          signedAuthValue(alice.keys.secretKey, authLines.push(verb, upper, endpoint)),
+        )
+        .send({ endpoint, p256dh: k.p256dh, auth: k.auth })
+        .expect(204);
+      expect(await rows(t, alice.handle)).toEqual(
+        verb === 'subscribe' ? [{ endpoint, p256dh: k.p256dh, auth: k.auth }] : [],
+      );
+    }
+  });
+
   it('stores the flat shape and the browser toJSON() shape, keyed by endpoint', async () => {
     const alice = await registerHandle(t.app, t.config.server);
     const k1 = browserKeys();

@@ -175,6 +175,21 @@ describe('live delivery', () => {
     expect(bobs.messages()).toEqual([]);
   });
 
+  it('opens with a signature over the path as spelled, and delivers to it', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const upper = alice.handle.toUpperCase();
+    const auth = signedAuthValue(alice.keys.secretKey, authLines.stream(upper));
+    const client = await openSse(
+      baseUrl,
+      `/v1/inbox/${upper}/stream?auth=${encodeURIComponent(auth)}`,
+    );
+    clients.push(client);
+    expect(client.status).toBe(200);
+    const seq = await send(alice.handle, 'spelled');
+    await client.waitForMessages(1);
+    expect(client.messages().map((m) => [m.seq, m.envelope])).toEqual([[seq, 'spelled']]);
+  });
+
   it('sends a keep-alive ping carrying the server time in Unix seconds', async () => {
     const alice = await registerHandle(t.app, t.config.server);
     const client = await connect(alice);

@@ -33,6 +33,21 @@ describe('verifySignedRequest', () => {
     expect(check(':abcd')).toThrow(/malformed auth value/);
   });
 
+  it('also accepts the lines as the path spelled the handle, and no other spelling', () => {
+    const spelled = ['PUT', '/v1/profile/ALICE/proofs'];
+    const verify = (signedLines: readonly string[]) => () =>
+      verifySignedRequest({
+        value: signedAuthValue(keys.secretKey, signedLines, ts),
+        primary,
+        lines,
+        spelledLines: spelled,
+        now,
+      });
+    expect(verify(lines)()).toBe(ts);
+    expect(verify(spelled)()).toBe(ts);
+    expect(verify(['PUT', '/v1/profile/Alice/proofs'])).toThrow('signature did not verify');
+  });
+
   it('refuses a signature made for another operation', () => {
     const other = signedAuthValue(keys.secretKey, ['GET', '/v1/inbox/alice', 'since=0'], ts);
     expect(check(other)).toThrow('signature did not verify');

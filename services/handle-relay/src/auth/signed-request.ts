@@ -15,6 +15,8 @@ export interface SignedRequestInput {
   primary: string;
   /** Canonical lines of the operation WITHOUT the timestamp line (it is appended here). */
   lines: readonly string[];
+  /** The same lines with the handle as the path spelled it (see `verifyAuthSignature`). */
+  spelledLines?: readonly string[];
   /** Server time in epoch milliseconds (`deps.now()`). */
   now: number;
 }
@@ -48,17 +50,30 @@ export function readAuthValue(value: string | undefined, now: number): FreshAuth
   return { tsText, sigHex: value.slice(colon + 1) };
 }
 
-/** Throws 401 unless `auth` signs exactly these lines (plus its timestamp) with `primary`'s key. */
+/**
+ * Throws 401 unless `auth` signs exactly these lines (plus its timestamp) with `primary`'s
+ * key. Paths fold case, and the spec's `<handle>` in a line can be read as the handle or as
+ * the path's spelling of it: `spelledLines`, the lines with the handle as the path spelled
+ * it, verify too. Both name the same handle and operation, so neither widens what a
+ * signature allows.
+ */
 export function verifyAuthSignature(
   auth: FreshAuthValue,
   primary: string,
   lines: readonly string[],
+  spelledLines?: readonly string[],
 ): void {
   const key = parsePrimary(primary);
-  const message = Buffer.from(canonicalMessage(lines, auth.tsText), 'utf8');
-  if (!key || !verifyEd25519(key.keyHex, message, auth.sigHex)) {
-    throw relayErrors.badSignature();
-  }
+  const signs = (signed: readonly string[]) =>
+    !!key &&
+    verifyEd25519(
+      key.keyHex,
+      Buffer.from(canonicalMessage(signed, auth.tsText), 'utf8'),
+      auth.sigHex,
+    );
+  if (signs(lines)) return;
+  if (spelledLines && spelledLines.join('\n') !== lines.join('\n') && signs(spelledLines)) return;
+  throw relayErrors.badSignature();
 }
 
 /**
@@ -68,6 +83,6 @@ export function verifyAuthSignature(
  */
 export function verifySignedRequest(input: SignedRequestInput): number {
   const auth = readAuthValue(input.value, input.now);
-  verifyAuthSignature(auth, input.primary, input.lines);
+  verifyAuthSignature(auth, input.primary, input.lines, input.spelledLines);
   return Number(auth.tsText);
 }

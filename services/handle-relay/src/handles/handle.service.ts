@@ -79,10 +79,12 @@ export function createHandleService(deps: HandleServiceDeps) {
       const handle = requireValidHandle(rawHandle);
       const row = await repo.findHandle(db, handle);
       if (!row) throw relayErrors.unknownHandle();
+      const lines = (spelled: string) => ['PUT', `/v1/profile/${spelled}/proofs`];
       verifySignedRequest({
         value: auth,
         primary: row.primary_key,
-        lines: ['PUT', `/v1/profile/${handle}/proofs`],
+        lines: lines(handle),
+        spelledLines: lines(rawHandle),
         now: now(),
       });
       const { proofs } = validate(proofsBodySchema, parseJsonBody(rawBody));

@@ -119,10 +119,12 @@ export async function readInbox(
   const { since, limit } = parsed.data;
   const page = await readInboxPage(deps.db, handle, since, limit);
   if (!page) throw relayErrors.unknownHandle();
+  const lines = (spelled: string) => ['GET', `/v1/inbox/${spelled}`, `since=${since}`];
   verifySignedRequest({
     value: req.auth,
     primary: page.primary,
-    lines: ['GET', `/v1/inbox/${handle}`, `since=${since}`],
+    lines: lines(handle),
+    spelledLines: lines(req.handle),
     now: deps.now(),
   });
   return {

@@ -40,11 +40,9 @@ async function authorise(
   if (!row) throw relayErrors.unknownHandle();
   const auth = readAuthValue(r.auth, deps.now());
   const body = parseJsonBody(r.body);
-  verifyAuthSignature(auth, row.primary_key, [
-    verb,
-    `/v1/push/${verb}/${handle}`,
-    claimedEndpoint(body),
-  ]);
+  const endpoint = claimedEndpoint(body);
+  const lines = (spelled: string) => [verb, `/v1/push/${verb}/${spelled}`, endpoint];
+  verifyAuthSignature(auth, row.primary_key, lines(handle), lines(r.handle));
   return { handle, body };
 }
 

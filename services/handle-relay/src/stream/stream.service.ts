@@ -56,10 +56,12 @@ export async function openStream(
   }
   // Repeated, the value is present but no `<ts>:<sig>`: the spec's invalid auth, a 401.
   if (typeof r.auth !== 'string') throw relayErrors.malformedAuth();
+  const lines = (spelled: string) => ['GET', `/v1/inbox/${spelled}/stream`];
   verifySignedRequest({
     value: r.auth,
     primary: row.primary_key,
-    lines: ['GET', `/v1/inbox/${handle}/stream`],
+    lines: lines(handle),
+    spelledLines: lines(r.handle),
     now: deps.now(),
   });
   await deps.hub.open(handle, resumePoint(r), res);
