@@ -200,10 +200,31 @@ describe('file ingest', () => {
 
   it('cuts the tags part of the filename at 255 bytes but keeps every tag in the record', async () => {
     const tags = Array.from({ length: 10 }, (_, i) => `t${i}`.padEnd(60, 'x'));
-    const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt', { tags: tags.join(',') });
-    expect(Buffer.byteLength(filename)).toBeLessThanOrEqual(255);
+    const { timestamp, hash, filename } = await ingestFile(t.app, 'x', 'a.txt', {
+      tags: tags.join(','),
+    });
+    const head = `${timestamp}_${hash}_`;
+    expect(filename).toBe(`${head}${tags.join('_').slice(0, 255 - head.length - 4)}.txt`);
+    expect(Buffer.byteLength(filename)).toBe(255);
     const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
     expect((meta.body as { data: { tags: string[] } }).data.tags).toEqual(tags);
+  });
+
+  it('keeps the sidecar of a 255-byte name under the asset’s identity', async () => {
+    const tags = Array.from({ length: 10 }, (_, i) => `t${i}`.padEnd(60, 'x'));
+    const description = 'ü'.repeat(16_384);
+    const { timestamp, hash, filename } = await ingestFile(t.app, 'x', 'a.txt', {
+      tags: tags.join(','),
+      description,
+    });
+    expect(Buffer.byteLength(filename)).toBe(255);
+    const sidecar = JSON.parse(
+      fs.readFileSync(path.join(t.storageRoot, '.meta', `${timestamp}_${hash}.json`), 'utf8'),
+    ) as { description: string; hash: string };
+    expect(sidecar.description).toBe(description);
+    expect(sidecar.hash).toBe(hash);
+    const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
+    expect((meta.body as { data: { description: string } }).data.description).toBe(description);
   });
 
   it('keeps a 16,384-character description in full, in the .meta sidecar', async () => {

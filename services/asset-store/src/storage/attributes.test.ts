@@ -94,3 +94,35 @@ describe('the fallback', () => {
     await expect(store.write(path.join(dir, 'f'), base)).rejects.toMatchObject({ code: 'EIO' });
   });
 });
+
+describe('a sidecar for a name at the 255-byte cap', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attr-sidecar-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is named after the identity, and written, read and removed there', async () => {
+    const hash = 'd'.repeat(64);
+    const name = `7_${hash}_${'t'.repeat(255 - `7_${hash}_.bin`.length)}.bin`;
+    expect(Buffer.byteLength(name)).toBe(255);
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, 'x');
+    const store = new SidecarAttributeStore(path.join(dir, '.meta'));
+    const attrs: AssetAttributes = {
+      hash,
+      timestamp: 7,
+      mime_type: 'application/octet-stream',
+      tags: ['t'],
+      description: 'long enough to need a sidecar',
+      is_trashed: false,
+      is_corrupted: false,
+    };
+    await store.write(file, attrs);
+    expect(fs.readdirSync(path.join(dir, '.meta'))).toEqual([`7_${hash}.json`]);
+    expect(await store.read(file)).toEqual(attrs);
+    await store.remove(file);
+    expect(fs.readdirSync(path.join(dir, '.meta'))).toEqual([]);
+    expect(await store.read(file)).toBeUndefined();
+  });
+});

@@ -28,11 +28,22 @@ describe('storage layout', () => {
     );
   });
 
-  it('cuts the tags part so the name stays within 255 bytes', () => {
+  it('cuts the tags part so the name is 255 bytes at most, no `_` left at the cut', () => {
     const tags = Array.from({ length: 64 }, (_, i) => `tag${i}`.padEnd(64, 'x'));
     const name = physicalFilename({ timestamp: 1_700_000_000_000, hash: HASH, tags, ext: 'json' });
-    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
-    expect(name).toMatch(new RegExp(`^1700000000000_${HASH}_tag0x+.*[^_]\\.json$`));
+    const joined = tags.join('_');
+    const head = `1700000000000_${HASH}_`;
+    expect(name).toBe(`${head}${joined.slice(0, 255 - head.length - '.json'.length)}.json`);
+    expect(Buffer.byteLength(name)).toBe(255);
+    // Cut right after a `_`: dropped, one byte short of the cap.
+    const atSeparator = physicalFilename({
+      timestamp: 1_700_000_000_000,
+      hash: HASH,
+      tags: ['a'.repeat(255 - head.length - '.json'.length - 1), 'b'],
+      ext: 'json',
+    });
+    expect(Buffer.byteLength(atSeparator)).toBe(254);
+    expect(atSeparator).toMatch(/a\.json$/);
   });
 
   it('parses its own names back and rejects others', () => {

@@ -48,11 +48,8 @@ export interface FilenameParts {
   ext: string;
 }
 
-/**
- * The contract's 255-byte cap, less room for `.json`: the sidecar `.meta/<filename>.json`
- * must be a legal name too.
- */
-const MAX_FILENAME_BYTES = 255 - '.json'.length;
+/** The contract's cap on a physical file's name (and most file systems' own). */
+export const MAX_FILENAME_BYTES = 255;
 
 /** A tag as it may appear in a filename: anything outside `[A-Za-z0-9-]` becomes `-`. */
 export function sanitizeTag(tag: string): string {
@@ -62,8 +59,8 @@ export function sanitizeTag(tag: string): string {
 
 /**
  * `{timestamp}_{hash}_{tags}.{ext}` (or `{timestamp}_{hash}.{ext}` without tags), the tags
- * part cut so the whole name stays within 250 bytes (255 with the sidecar's `.json`). Every character is ASCII by then, so
- * bytes and characters agree.
+ * part cut (and a `_` left at its end dropped) so the whole name stays within 255 bytes.
+ * Every character is ASCII by then, so bytes and characters agree.
  */
 export function physicalFilename(parts: FilenameParts): string {
   const head = `${parts.timestamp}_${parts.hash}`;

@@ -3,6 +3,7 @@ import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FolderSync } from './folder-sync.js';
+import { MAX_FILENAME_BYTES, parsePhysicalFilename } from './layout.js';
 import { discardFile } from './staged-file.js';
 import {
   decodeOrUndefined,
@@ -11,7 +12,12 @@ import {
   type AttributeStore,
 } from './attributes.js';
 
-/** `.meta/<filename>.json`: the whole set as one JSON object, written atomically. */
+/**
+ * `.meta/<filename>.json`: the whole set as one JSON object, written atomically. A name at
+ * the 255-byte cap leaves no room for `.json`; such a file's sidecar is named after its
+ * identity alone, `.meta/{timestamp}_{hash}.json`, which no other sidecar name can be (an
+ * asset's name always has its extension before the `.json`).
+ */
 export class SidecarAttributeStore implements AttributeStore {
   readonly #metaSync: FolderSync;
 
@@ -21,7 +27,11 @@ export class SidecarAttributeStore implements AttributeStore {
 
   /** Where a file's sidecar lives (filenames are unique, so the base name suffices). */
   sidecarPath(file: string): string {
-    return path.join(this.metaDir, `${path.basename(file)}.json`);
+    const name = path.basename(file);
+    const identity = parsePhysicalFilename(name);
+    const fits = Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES;
+    const base = fits || !identity ? name : `${identity.timestamp}_${identity.hash}`;
+    return path.join(this.metaDir, `${base}.json`);
   }
 
   async read(file: string): Promise<AssetAttributes | undefined> {
