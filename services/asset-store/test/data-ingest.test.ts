@@ -109,47 +109,22 @@ describe('data ingest', () => {
     );
   });
 
-  it('refuses bad metadata like file ingest does', async () => {
-    await rejects(
-      () => request(t.app).post(DATA).send({ data: 1, mime_type: 'nope' }),
-      400,
-      'invalid mime_type: expected a MIME type like type/subtype',
-    );
-    await rejects(
-      () =>
-        request(t.app)
-          .post(DATA)
-          .send({ data: 1, tags: ['a'] }),
-      400,
-      'invalid tags: expected a comma-separated string',
-    );
+  it.each([
+    [{ mime_type: 'nope' }, 'invalid mime_type: expected a MIME type like type/subtype'],
+    [{ tags: ['a'] }, 'invalid tags: expected a comma-separated string'],
+    [{ user: 'u'.repeat(1025) }, 'invalid user: expected at most 1024 characters'],
+    [{ application: 'a\u0000b' }, 'invalid application: expected text without NUL characters'],
+    [{ tags: 'a\u0000b' }, 'invalid tags: expected tags without NUL characters'],
+    [{ description: 'x\udc00' }, 'invalid description: expected text without lone surrogates'],
+    [{ tags: 'a,b\ud800' }, 'invalid tags: expected tags without lone surrogates'],
+  ])('refuses bad metadata like file ingest does: %j', async (fields, error) => {
     await rejects(
       () =>
         request(t.app)
           .post(DATA)
-          .send({ data: 1, user: 'u'.repeat(1025) }),
+          .send({ data: 1, ...fields }),
       400,
-      'invalid user: expected at most 1024 characters',
-    );
-    await rejects(
-      () => request(t.app).post(DATA).send({ data: 1, application: 'a\u0000b' }),
-      400,
-      'invalid application: expected text without NUL characters',
-    );
-    await rejects(
-      () => request(t.app).post(DATA).send({ data: 1, tags: 'a\u0000b' }),
-      400,
-      'invalid tags: expected tags without NUL characters',
-    );
-    await rejects(
-      () => request(t.app).post(DATA).send({ data: 1, description: 'x\udc00' }),
-      400,
-      'invalid description: expected text without lone surrogates',
-    );
-    await rejects(
-      () => request(t.app).post(DATA).send({ data: 1, tags: 'a,b\ud800' }),
-      400,
-      'invalid tags: expected tags without lone surrogates',
+      error,
     );
   });
 

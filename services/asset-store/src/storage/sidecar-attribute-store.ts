@@ -28,9 +28,11 @@ export class SidecarAttributeStore implements AttributeStore {
   /** Where a file's sidecar lives (filenames are unique, so the base name suffices). */
   sidecarPath(file: string): string {
     const name = path.basename(file);
+    if (Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES) {
+      return path.join(this.metaDir, `${name}.json`);
+    }
     const identity = parsePhysicalFilename(name);
-    const fits = Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES;
-    const base = fits || !identity ? name : `${identity.timestamp}_${identity.hash}`;
+    const base = identity ? `${identity.timestamp}_${identity.hash}` : name;
     return path.join(this.metaDir, `${base}.json`);
   }
 
