@@ -148,7 +148,6 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
         tags: '["lane","check"]',
         description: 'either way',
         is_trashed: 'false',
-        is_corrupted: 'false',
       });
       stored.push(filename);
     }

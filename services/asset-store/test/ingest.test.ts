@@ -75,7 +75,6 @@ describe('file ingest', () => {
       human_filename: 'Strand.png',
       human_path: '/2026/summer',
       is_trashed: 'false',
-      is_corrupted: 'false',
     });
     const row = await t.index.db
       .selectFrom('asset')

@@ -6,7 +6,7 @@ import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { OwnRenames } from '../src/storage/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { startVerifier, type VerifierWorker } from '../src/verifier/verifier.worker.js';
-import { ingestFile } from './asset-helpers.js';
+import { ingestFile, xattrsOf } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -69,6 +69,8 @@ describe('a full scrub', () => {
     expect(await corruptedFlag(bad.row.hash)).toBe(true);
     expect(await corruptedFlag(gone.row.hash)).toBe(true);
     expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(true);
+    expect(await xattrsOf(t, bad.row.path)).toMatchObject({ is_corrupted: 'true' });
+    expect(await xattrsOf(t, good.row.path)).not.toHaveProperty('is_corrupted');
 
     fs.writeFileSync(bad.file, 'original');
     fs.writeFileSync(gone.file, 'soon gone');
@@ -77,6 +79,7 @@ describe('a full scrub', () => {
     expect(await corruptedFlag(bad.row.hash)).toBe(false);
     expect(await corruptedFlag(gone.row.hash)).toBe(false);
     expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(false);
+    expect(await xattrsOf(t, bad.row.path)).not.toHaveProperty('is_corrupted');
   });
 
   it('runs in the background at start-up', async () => {

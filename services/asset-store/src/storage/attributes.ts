@@ -52,12 +52,16 @@ export const ATTRIBUTE_KEYS = [
 /** One of the contract's attribute keys. */
 export type AttributeKey = (typeof ATTRIBUTE_KEYS)[number];
 
-/** The UTF-8 text each present key is stored as. */
+/**
+ * The UTF-8 text each present key is stored as. `is_corrupted` is ours, not one of the
+ * contract's keys, and is kept only while true: absent reads as false, and every new file
+ * is spared one attribute write.
+ */
 export function encodeAttributes(attrs: AssetAttributes): Map<AttributeKey, string> {
   const out = new Map<AttributeKey, string>();
   for (const key of ATTRIBUTE_KEYS) {
     const value = attrs[key];
-    if (value === undefined) continue;
+    if (value === undefined || (key === 'is_corrupted' && !value)) continue;
     out.set(key, key === 'tags' ? JSON.stringify(value) : String(value));
   }
   return out;
