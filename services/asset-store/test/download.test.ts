@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import { findAssetByHash } from '../src/assets/asset.repository.js';
+import { AssetService } from '../src/assets/asset.service.js';
 import { ingestFile, UNKNOWN_HASH } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -180,5 +182,49 @@ describe('download', () => {
     await request(t.app)
       .post(`${asset(hash)}/meta`)
       .expect(405);
+  });
+});
+
+/**
+ * A purge can remove the file after the download located it and before `send` opens it.
+ * Here the purge lands in exactly that gap: right after `locate` returns.
+ */
+describe('a file purged between being located and being opened', () => {
+  it.each([
+    ['answers 404 when the purge deleted the row too', true, 404, 'asset not found'],
+    [
+      'answers 500 and flags the asset when the row stays',
+      false,
+      500,
+      'asset is corrupted: its file is missing',
+    ],
+  ] as const)('%s', async (_name, rowDeleted, status, error) => {
+    const { hash, filename } = await ingestFile(t.app, 'located, then gone', 'a.txt');
+    const original = Object.getOwnPropertyDescriptor(AssetService.prototype, 'locate')!;
+    const locate = original.value as AssetService['locate'];
+    Object.defineProperty(AssetService.prototype, 'locate', {
+      ...original,
+      value: async function (this: AssetService, located: string) {
+        const found = await locate.call(this, located);
+        fs.rmSync(path.join(t.storageRoot, filename));
+        if (rowDeleted) await t.index.db.deleteFrom('asset').where('hash', '=', hash).execute();
+        return found;
+      },
+    });
+    let res: request.Response;
+    try {
+      res = await request(t.app).get(asset(hash));
+    } finally {
+      Object.defineProperty(AssetService.prototype, 'locate', original);
+    }
+    expect({ status: res.status, body: res.body as unknown }).toEqual({
+      status,
+      body: { status: 'error', error },
+    });
+    expect(res.headers['content-disposition']).toBeUndefined();
+    const row = await findAssetByHash(t.index.db, hash);
+    expect(row && { is_corrupted: row.is_corrupted }).toEqual(
+      rowDeleted ? undefined : { is_corrupted: true },
+    );
   });
 });

@@ -29,7 +29,8 @@ export function attachmentHeader(name: string): string {
 /**
  * Streams an asset's file with ranges and conditional requests handled by `send`
  * (206/416, 304 on `If-None-Match`, HEAD without a body). Resolves once the response is
- * complete; rejects with an AppError while nothing was sent yet.
+ * complete; rejects while nothing was sent yet, with an AppError or, for a file gone since
+ * it was located, the file system's ENOENT.
  */
 export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Promise<void> {
   res.setHeader('Content-Type', asset.record.mime_type);
@@ -56,7 +57,8 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
         if (err.status === 416) {
           fail(assetErrors.rangeNotSatisfiable(asset.size));
         } else if (err.status === 404) {
-          fail(assetErrors.missingFile());
+          // A file gone since it was located keeps its ENOENT, for the caller to explain.
+          fail((err as NodeJS.ErrnoException).code === 'ENOENT' ? err : assetErrors.missingFile());
         } else {
           fail(err);
         }

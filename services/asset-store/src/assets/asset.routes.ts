@@ -95,8 +95,7 @@ export function assetRoutes(deps: AssetRoutesDeps, ingestMultipart: MultipartIng
   router
     .route('/asset/:hash')
     .get(async (req, res) => {
-      const asset = await deps.assets.locate(parseHash(req.params.hash));
-      await sendAsset(req, res, asset);
+      await deps.assets.withFile(parseHash(req.params.hash), (asset) => sendAsset(req, res, asset));
     })
     .patch(json, async (req, res) => {
       const hash = parseHash(req.params.hash);

@@ -69,11 +69,7 @@ export class AssetService {
     try {
       size = (await fs.stat(absolutePath)).size;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      const settled = await findAssetByHashSettled(this.deps.db, hash);
-      if (!settled) throw assetErrors.notFound();
-      await this.deps.verifier.flagIfMissing(settled);
-      throw assetErrors.missingFile();
+      throw await this.#explainGone(hash, err);
     }
     if (row.is_corrupted) throw assetErrors.corrupted();
     return {
@@ -82,6 +78,32 @@ export class AssetService {
       filename: row.path.split('/').pop()!,
       size,
     };
+  }
+
+  /**
+   * Locates the asset and hands its file to `use` (the download). A purge can still remove
+   * the file between the two; `use` failing on the file being gone is answered as `locate`
+   * answers it.
+   */
+  async withFile<T>(hash: string, use: (asset: LocatedAsset) => Promise<T>): Promise<T> {
+    const asset = await this.locate(hash);
+    try {
+      return await use(asset);
+    } catch (err) {
+      throw await this.#explainGone(hash, err);
+    }
+  }
+
+  /**
+   * What a reader's failure on a file that is not there becomes: 404 once a purge that held
+   * the row has deleted it, else 500 with the asset flagged. Other failures are unchanged.
+   */
+  async #explainGone(hash: string, err: unknown): Promise<unknown> {
+    if ((err as NodeJS.ErrnoException | null)?.code !== 'ENOENT') return err;
+    const settled = await findAssetByHashSettled(this.deps.db, hash);
+    if (!settled) return assetErrors.notFound();
+    await this.deps.verifier.flagIfMissing(settled);
+    return assetErrors.missingFile();
   }
 
   /** `PATCH`: replaces tags and/or description; the file is never renamed. */
