@@ -4,6 +4,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
 import { AppError, errors } from './errors.js';
+import { InFlight } from './in-flight.js';
 import { writeError } from './middleware.js';
 
 /** What `serve` needs: the app, where to listen, and what to close after the last request. */
@@ -62,7 +63,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   });
   // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
   // response, so while draining every response closes its connection once it is sent.
-  const active = new Set<http.ServerResponse>();
+  const active = new InFlight<http.ServerResponse>();
   let draining = false;
   const closeAfter = (res: http.ServerResponse): void => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
@@ -75,8 +76,8 @@ export async function serve(options: ServeOptions): Promise<Served> {
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     requests.set(req.socket, req);
     if (draining) closeAfter(res);
-    active.add(res);
-    res.once('close', () => active.delete(res));
+    const entry = active.add(res);
+    res.once('close', () => active.remove(entry));
   });
   server.on('request', app);
 
@@ -94,7 +95,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       draining = true;
-      for (const res of active) closeAfter(res);
+      for (const res of active.values()) closeAfter(res);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       // Logged once the listener is closed: whoever reads it knows new connections fail.
