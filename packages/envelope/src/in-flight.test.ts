@@ -1,32 +1,36 @@
 import { InFlight, type InFlightEntry } from './in-flight.js';
 
+/** A named value to put in flight (values are objects, as responses are). */
+const item = (name: string) => ({ name });
+const names = (list: InFlight<{ name: string }>) => list.values().map((v) => v.name);
+
 describe('InFlight', () => {
   it('lists what was added and not removed, newest first', () => {
-    const list = new InFlight<string>();
-    const entries = ['a', 'b', 'c', 'd', 'e'].map((v) => list.add(v));
-    expect(list.values()).toEqual(['e', 'd', 'c', 'b', 'a']);
+    const list = new InFlight<{ name: string }>();
+    const entries = ['a', 'b', 'c', 'd', 'e'].map((v) => list.add(item(v)));
+    expect(names(list)).toEqual(['e', 'd', 'c', 'b', 'a']);
 
     list.remove(entries[2]!); // middle
-    expect(list.values()).toEqual(['e', 'd', 'b', 'a']);
+    expect(names(list)).toEqual(['e', 'd', 'b', 'a']);
     list.remove(entries[4]!); // newest
-    expect(list.values()).toEqual(['d', 'b', 'a']);
+    expect(names(list)).toEqual(['d', 'b', 'a']);
     list.remove(entries[0]!); // oldest
-    expect(list.values()).toEqual(['d', 'b']);
+    expect(names(list)).toEqual(['d', 'b']);
 
-    list.add('f');
-    expect(list.values()).toEqual(['f', 'd', 'b']);
+    list.add(item('f'));
+    expect(names(list)).toEqual(['f', 'd', 'b']);
     list.remove(entries[1]!);
     list.remove(entries[3]!);
-    expect(list.values()).toEqual(['f']);
+    expect(names(list)).toEqual(['f']);
   });
 
   it('ignores a second removal of the same entry', () => {
-    const list = new InFlight<string>();
-    const a = list.add('a');
-    list.add('b');
+    const list = new InFlight<{ name: string }>();
+    const a = list.add(item('a'));
+    list.add(item('b'));
     list.remove(a);
     list.remove(a);
-    expect(list.values()).toEqual(['b']);
+    expect(names(list)).toEqual(['b']);
   });
 
   it('leaves a removed entry holding no value and no neighbour', () => {
@@ -38,14 +42,14 @@ describe('InFlight', () => {
   });
 
   it('hands out a copy that removals while using it do not change', () => {
-    const list = new InFlight<string>();
-    const entries = ['a', 'b', 'c'].map((v) => list.add(v));
+    const list = new InFlight<{ name: string }>();
+    const entries = ['a', 'b', 'c'].map((v) => list.add(item(v)));
     const seen: string[] = [];
     for (const value of list.values()) {
-      seen.push(value);
+      seen.push(value.name);
       for (const entry of entries) list.remove(entry);
     }
     expect(seen).toEqual(['c', 'b', 'a']);
-    expect(list.values()).toEqual([]);
+    expect(names(list)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /** One value's place in an `InFlight` list; emptied when the value is removed. */
-export interface InFlightEntry<T> {
+export interface InFlightEntry<T extends object> {
   value: T | undefined;
   prev: InFlightEntry<T> | undefined;
   next: InFlightEntry<T> | undefined;
@@ -16,7 +16,7 @@ export interface InFlightEntry<T> {
  * response in them and everything the responses reference, until a full collection. Here
  * a removed entry lets go of everything, so nothing dead keeps anything alive.
  */
-export class InFlight<T> {
+export class InFlight<T extends object> {
   #head: InFlightEntry<T> | undefined;
 
   add(value: T): InFlightEntry<T> {
@@ -26,7 +26,10 @@ export class InFlight<T> {
     return entry;
   }
 
-  /** Removes the entry's value; a second call for the same entry does nothing. */
+  /**
+   * Removes the entry's value; a second call for the same entry does nothing (an emptied
+   * entry is how a removed one is told apart, hence values are objects).
+   */
   remove(entry: InFlightEntry<T>): void {
     if (entry.value === undefined) return;
     const { prev, next } = entry;
