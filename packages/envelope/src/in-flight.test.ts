@@ -35,10 +35,14 @@ describe('InFlight', () => {
 
   it('leaves a removed entry holding no value and no neighbour', () => {
     const list = new InFlight<object>();
-    const entries: InFlightEntry<object>[] = [{}, {}, {}].map((v) => list.add(v));
+    const values = [{}, {}, {}];
+    const entries: InFlightEntry<object>[] = values.map((v) => list.add(v));
     list.remove(entries[1]!);
     expect(entries[1]).toEqual({ value: undefined, prev: undefined, next: undefined });
-    expect(list.values()).toEqual([{}, {}]);
+    const left = list.values();
+    expect(left).toHaveLength(2);
+    expect(left[0]).toBe(values[2]);
+    expect(left[1]).toBe(values[0]);
   });
 
   it('hands out a copy that removals while using it do not change', () => {
