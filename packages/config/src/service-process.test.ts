@@ -39,10 +39,14 @@ describe('loadThenKill', () => {
       },
     });
     expect(await service.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    // Each loop has at most one operation out when the kill lands, and the one that brought
-    // the loops back to all busy started a tick after the kill was scheduled, so it is cut.
+    // The kill is scheduled when the loops are all busy again after the tenth answer, with
+    // one operation out each. Usually the kill lands first and only the older two answer
+    // (12). A test process stalled past both timers can let each loop's operation and the
+    // one it starts next answer first: Node drains every expired timer of the operations'
+    // list before it looks at the kill's, if that list's first timer is older (CI saw 13).
+    // Still, each loop then has one more out, which the kill cuts off.
     expect(result.acknowledged.length).toBeGreaterThanOrEqual(10);
-    expect(result.acknowledged.length).toBeLessThanOrEqual(12);
+    expect(result.acknowledged.length).toBeLessThanOrEqual(10 + 2 * 3);
     expect(result.cutOff).toBeGreaterThanOrEqual(1);
     expect(result.cutOff).toBeLessThanOrEqual(3);
     expect(new Set(result.acknowledged).size).toBe(result.acknowledged.length);
