@@ -62,7 +62,7 @@ async function startService(root: string, databaseUrl: string | undefined): Prom
     ASSET_STORE_VERIFY_INTERVAL_HOURS: '0',
   };
   if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/main.js')], {
+  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/start.cjs')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -22,10 +22,6 @@ function configOrExit(): Config {
 
 /** Composition root: config → storage → index → migrate → app → listen → shutdown. */
 async function main(): Promise<void> {
-  // Every upload ends in fsyncs, which hold a libuv pool thread each; with the default 4,
-  // a few concurrent uploads would stall every other file operation. Must be set before
-  // the pool's first use, which nothing before this line makes.
-  process.env.UV_THREADPOOL_SIZE ??= '16';
   const config = configOrExit();
   const logger = createLogger('asset-store', config.log_level);
   const storage = await openAssetStorage(config.storage_root, logger);
