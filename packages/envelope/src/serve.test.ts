@@ -52,7 +52,7 @@ describe('serve', () => {
     }
   });
 
-  async function start(idleTimeoutMs?: number): Promise<Served> {
+  async function start(idleTimeoutMs?: number, headersTimeoutMs?: number): Promise<Served> {
     const app = express();
     app.post('/upload', (req, res) => {
       req.resume();
@@ -79,6 +79,7 @@ describe('serve', () => {
       logger: pino({ level: 'silent' }),
       render: handleRelayError,
       idleTimeoutMs,
+      headersTimeoutMs,
       onClose: () => {
         events.push('closed resources');
         return Promise.resolve();
@@ -184,6 +185,20 @@ describe('serve', () => {
     expect(answer.body).toEqual({
       error: { code: 'bad_request', message: 'malformed HTTP request' },
     });
+  });
+
+  it('answers headers that have not arrived in time with 408 in the service envelope, on time', async () => {
+    const { address } = await start(undefined, 1_500);
+    const began = performance.now();
+    const answer = parse(await raw(address.port, 'GET /fast HTTP/1.1\r\nHo'));
+    const waited = performance.now() - began;
+    expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+    expect(answer.body).toEqual({
+      error: { code: 'request_timeout', message: 'request not received in time' },
+    });
+    // Node looks over its connections every 30 s unless told otherwise.
+    expect(waited).toBeGreaterThanOrEqual(1_400);
+    expect(waited).toBeLessThan(4_000);
   });
 
   it('answers headers over the limit with 431 in the service envelope', async () => {

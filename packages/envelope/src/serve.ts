@@ -17,6 +17,8 @@ export interface ServeOptions {
   render: ErrorRenderer;
   /** A request whose body has stopped arriving is cut off after this long of quiet. */
   idleTimeoutMs?: number;
+  /** A request's headers must have arrived this long after its connection began. */
+  headersTimeoutMs?: number;
   /** Bound on waiting for in-flight requests at shutdown. */
   drainMs?: number;
   /** Called once the server stopped accepting, before in-flight requests are awaited. */
@@ -37,13 +39,26 @@ export interface Served {
  * closes resources and exits 0.
  */
 export async function serve(options: ServeOptions): Promise<Served> {
-  const { app, host, port, logger, render, idleTimeoutMs = 120_000, drainMs = 10_000 } = options;
-  const server = http.createServer();
+  const {
+    app,
+    host,
+    port,
+    logger,
+    render,
+    idleTimeoutMs = 120_000,
+    headersTimeoutMs = 60_000,
+    drainMs = 10_000,
+  } = options;
+  // Node enforces the headers timeout only when it looks over its connections, every 30 s
+  // by default: a minute's limit then let headers trickle in for up to 90 s.
+  const server = http.createServer({
+    connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
+  });
   // Slow-loris guards: the headers must arrive within a minute, and a request whose body
   // stops arriving is cut off once its connection has been quiet for idleTimeoutMs. No
   // bound on a whole request: a long upload that keeps sending is fine, and once a request
   // is in, the service may take as long as it needs to answer (a rebuild, say).
-  server.headersTimeout = 60_000;
+  server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
   const requests = new WeakMap<Socket, http.IncomingMessage>();
