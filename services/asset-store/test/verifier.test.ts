@@ -82,6 +82,23 @@ describe('a full scrub', () => {
     expect(await xattrsOf(t, bad.row.path)).not.toHaveProperty('is_corrupted');
   });
 
+  it('ends at once when the verifier stops, leaving the files it had not finished unflagged', async () => {
+    // Two huge (sparse) files fill both scrub slots; the small one waits behind them.
+    const huge = [await storeAsset(t, 'h1'), await storeAsset(t, 'h2')];
+    for (const h of huge) fs.truncateSync(h.file, 32 * 2 ** 30);
+    const small = await storeAsset(t, 'small');
+    const scrub = verifier.scrub();
+    await new Promise((r) => setTimeout(r, 300));
+
+    const began = Date.now();
+    verifier.stop();
+    const { duration_ms, ...counts } = await scrub;
+    expect(Date.now() - began).toBeLessThan(2_000);
+    expect(counts).toEqual({ checked: 0, corrupted: 0, missing: 0 });
+    expect(duration_ms).toBeGreaterThanOrEqual(300);
+    for (const asset of [...huge, small]) expect(await corruptedFlag(asset.row.hash)).toBe(false);
+  }, 15_000);
+
   it('runs in the background at start-up', async () => {
     const bad = await storeAsset(t, 'before start');
     fs.writeFileSync(bad.file, 'changed while down');

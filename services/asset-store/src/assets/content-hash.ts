@@ -8,10 +8,18 @@ export function createAssetHash(timestamp: number): Hash {
   return createHash('sha256').update(prefix);
 }
 
-/** Streams a file through the asset hash; lowercase hex. */
-export async function hashFile(file: string, timestamp: number): Promise<string> {
+/**
+ * Streams a file through the asset hash; lowercase hex. An abort of `signal` ends the read
+ * at the next chunk, rejecting with the signal's reason.
+ */
+export async function hashFile(
+  file: string,
+  timestamp: number,
+  signal?: AbortSignal,
+): Promise<string> {
+  signal?.throwIfAborted();
   const hash = createAssetHash(timestamp);
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, signal })) {
     hash.update(chunk as Buffer);
   }
   return hash.digest('hex');

@@ -4,16 +4,20 @@ import { hashFile } from '../assets/content-hash.js';
 /** What a check of one stored file found. */
 export type FileState = 'ok' | 'mismatch' | 'missing';
 
-/** Recomputes a file's asset hash (streaming) and compares it with the expected one. */
+/**
+ * Recomputes a file's asset hash (streaming) and compares it with the expected one. An abort
+ * of `signal` rejects with its reason.
+ */
 export async function checkFile(
   file: string,
   timestamp: number,
   expectedHash: string,
+  signal?: AbortSignal,
 ): Promise<FileState> {
   try {
     const stat = await fs.stat(file);
     if (!stat.isFile()) return 'missing';
-    return (await hashFile(file, timestamp)) === expectedHash ? 'ok' : 'mismatch';
+    return (await hashFile(file, timestamp, signal)) === expectedHash ? 'ok' : 'mismatch';
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
