@@ -54,7 +54,10 @@ describe('request logging', () => {
   it('redacts credentials carried in the query (auth, token, access_token) on the log line', async () => {
     const lines: LogLine[] = [];
     await request(buildApp(lines))
-      .get('/items/1?since=5&auth=1700000000:abcdef&Token=secret&x=1&access_token=t#f')
+      .get(
+        '/items/1?since=5&auth=1700000000:abcdef&Token=secret&x=1&access_token=t&%61uth=a' +
+          '&a%75th=b&%74oken=c&access%5Ftoken=d&tok%65n&authx=e#f',
+      )
       .expect(200);
     await settle();
     expect(lines).toEqual([
@@ -62,7 +65,10 @@ describe('request logging', () => {
         req: {
           id: expect.any(String) as string,
           method: 'GET',
-          url: '/items/1?since=5&auth=[redacted]&Token=[redacted]&x=1&access_token=[redacted]',
+          url:
+            '/items/1?since=5&auth=[redacted]&Token=[redacted]&x=1&access_token=[redacted]' +
+            '&%61uth=[redacted]&a%75th=[redacted]&%74oken=[redacted]&access%5Ftoken=[redacted]' +
+            '&tok%65n&authx=e',
         },
       }),
     ]);

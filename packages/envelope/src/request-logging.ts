@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import querystring from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Level, Logger } from 'pino';
 
@@ -10,11 +11,26 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * the query (EventSource cannot send headers), and a signature stays usable for a minute,
  * so log lines show these values as `[redacted]`.
  */
-const CREDENTIAL_PARAM = /([?&](?:auth|token|access_token)=)[^&#]*/gi;
+const CREDENTIAL_PARAMS = new Set(['auth', 'token', 'access_token']);
 
-/** The URL as logged: credentials in the query redacted. */
+/**
+ * The URL as logged: credentials in the query redacted. Names are compared as the query
+ * parser reads them (`+` a space, percent-escapes decoded, here in any case), so `%61uth`,
+ * which the relay takes for `auth`, is redacted too.
+ */
 function loggedUrl(url: string): string {
-  return url.includes('?') ? url.replace(CREDENTIAL_PARAM, '$1[redacted]') : url;
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const params = url
+    .slice(start + 1)
+    .split('&')
+    .map((param) => {
+      const eq = param.indexOf('=');
+      if (eq === -1) return param;
+      const name = querystring.unescape(param.slice(0, eq).replaceAll('+', ' ')).toLowerCase();
+      return CREDENTIAL_PARAMS.has(name) ? `${param.slice(0, eq)}=[redacted]` : param;
+    });
+  return `${url.slice(0, start + 1)}${params.join('&')}`;
 }
 
 /** The request's pending log line, kept on its response until the response closes. */
