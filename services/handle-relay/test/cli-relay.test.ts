@@ -124,4 +124,39 @@ describe('CLI send, inbox and listen', () => {
     expect(fs.existsSync(keyFile)).toBe(true);
     expect((await readKeyFile(keyFile)).publicKey).toHaveLength(32);
   }, 30_000);
+
+  it('listen loses nothing sent while it reconnects, even before its first message', async () => {
+    const client = new RelayClient({ baseUrl: url });
+    const streamSockets: Socket[] = [];
+    const starts: (string | undefined)[] = [];
+    server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
+      if (!req.url?.includes('/stream')) return;
+      streamSockets.push(req.socket);
+      res.once('close', () => starts.push(res.getHeader('X-Stream-After')?.toString()));
+    });
+    const before = (await client.send(handle, { n: 'before' })).seq;
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const listening = cliWith(
+      { signal: stop.signal, onOut: (text) => lines.push(...text.trim().split('\n')) },
+      'listen',
+      handle,
+    );
+    await waitFor(() => t.relay.streams.size === 1, 'the CLI to connect');
+    // Dropped before any message: the reconnect must still replay what came meanwhile.
+    for (const socket of streamSockets) socket.destroy();
+    const during = (await client.send(handle, { n: 'during' })).seq;
+    try {
+      await waitFor(() => lines.length === 1, 'the message sent during the drop', 10_000);
+    } finally {
+      stop.abort();
+    }
+    expect((await listening).code).toBe(0);
+    expect(streamSockets).toHaveLength(2);
+    await waitFor(() => starts.length === 2, 'both streams to close');
+    expect(starts).toEqual([String(before), String(before)]);
+    expect(lines.map((l) => JSON.parse(l) as { seq: number; envelope: unknown })).toEqual([
+      expect.objectContaining({ seq: during, envelope: { n: 'during' } }),
+    ]);
+  }, 30_000);
 });

@@ -204,7 +204,9 @@ describe('live delivery', () => {
   it('sends nothing older than the connection when no resume point is given', async () => {
     const alice = await registerHandle(t.app, t.config.server);
     await send(alice.handle, 'old');
+    const old = await send(alice.handle, 'older');
     const client = await connect(alice);
+    expect(client.headers['x-stream-after']).toBe(String(old));
     const seq = await send(alice.handle, 'new');
     await client.waitForMessages(1);
     expect(client.messages().map((m) => [m.seq, m.envelope])).toEqual([[seq, 'new']]);
@@ -217,6 +219,7 @@ describe('resume', () => {
     const seqs = [];
     for (let n = 0; n < 4; n++) seqs.push(await send(alice.handle, n));
     const client = await connect(alice, { headers: { 'Last-Event-ID': String(seqs[1]) } });
+    expect(client.headers['x-stream-after']).toBe(String(seqs[1]));
     await client.waitForMessages(2);
     const live = await send(alice.handle, 'live');
     await client.waitForMessages(3);

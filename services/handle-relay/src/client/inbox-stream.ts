@@ -62,8 +62,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Follows `GET /v1/inbox/{handle}/stream` until `signal` aborts. Each connection is signed
  * afresh (the relay checks the timestamp at connect time); after a drop it reconnects
- * with `Last-Event-ID` set to the last seq seen, so the relay replays what was missed and
- * nothing arrives twice. A 4xx answer (bad key, unknown handle) ends it with the error.
+ * with `Last-Event-ID` set to the last seq seen (or, before the first message, the one the
+ * first stream began after), so the relay replays what was missed and nothing arrives
+ * twice. A 4xx answer (bad key, unknown handle) ends it with the error.
  * Uses fetch and TextDecoder only, so it runs in browsers too.
  */
 export async function followInbox(options: FollowOptions): Promise<void> {
@@ -94,6 +95,10 @@ export async function followInbox(options: FollowOptions): Promise<void> {
         );
         if (res.status < 500) throw failure;
       } else {
+        // Without a resume point the relay starts at the newest message and says which:
+        // resuming from there after a drop replays what was sent while it was down.
+        const start = res.headers.get('X-Stream-After');
+        if (lastSeq === undefined && start !== null && /^\d+$/.test(start)) lastSeq = Number(start);
         options.onEvent?.({ event: 'connected', data: String(lastSeq ?? '') });
         const decoder = new TextDecoder();
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();

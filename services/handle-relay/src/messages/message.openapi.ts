@@ -133,6 +133,15 @@ export const messagesOpenApi: OpenApiFeature = {
         responses: {
           '200': {
             description: 'The event stream',
+            headers: {
+              'X-Stream-After': {
+                description:
+                  'the seq the stream delivers messages after: the resume point, or without ' +
+                  'one the newest stored seq; a client that has seen no message yet resumes ' +
+                  'from it after a drop',
+                schema: { type: 'integer', minimum: 0 },
+              },
+            },
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           '400': errorResponse('Invalid handle, missing auth, or invalid resume point'),

@@ -5,6 +5,9 @@ import type { RelayedMessage } from '../messages/message.model.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { StreamSubscriber } from './stream-subscriber.js';
 
+/** Response header: the seq the stream delivers messages after (README, "Live stream"). */
+const STREAM_START_HEADER = 'X-Stream-After';
+
 /** Contract: keep-alive every 15 s, 64 buffered messages per subscriber. */
 export const PING_INTERVAL_MS = 15_000;
 export const STREAM_BUFFER_SIZE = 64;
@@ -111,6 +114,9 @@ export class StreamHub {
     res.setHeader('Cache-Control', 'no-cache, no-transform');
     res.setHeader('Connection', 'keep-alive');
     res.setHeader('X-Accel-Buffering', 'no');
+    // Where the stream begins: a client that has seen no message yet resumes from here after
+    // a drop, so what was sent meanwhile is replayed rather than skipped.
+    res.setHeader(STREAM_START_HEADER, String(start));
     res.socket?.setNoDelay(true);
     res.flushHeaders();
     sub.start(start, since !== undefined, unsubscribe);
