@@ -1,10 +1,13 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { pino } from 'pino';
 import request from 'supertest';
 import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { PUSH_CONCURRENCY, PushNotifier } from '../src/push/push-notifier.js';
 import type { PushSender } from '../src/push/push-sender.port.js';
+import { loadOrCreateVapidKeys } from '../src/push/vapid-keys.js';
+import { createWebPushSender } from '../src/push/web-push.sender.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { browserKeys, decryptPush, startPushEndpoint, type PushEndpoint } from './push-endpoint.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
@@ -482,7 +485,11 @@ describe('push at shutdown', () => {
         sent.push(target.endpoint);
         return new Promise((resolve) => answers.push(() => resolve({ status: 201 })));
       },
-      close: () => Promise.resolve(),
+      // As the real sender does: what is still running ends at once.
+      close: () => {
+        for (const answer of answers.splice(0)) answer();
+        return Promise.resolve();
+      },
     };
     const notifier = new PushNotifier({
       db: t.store.db,
@@ -493,10 +500,7 @@ describe('push at shutdown', () => {
     });
     notifier.notify(alice.handle, 1);
     await waitFor(() => sent.length === 1, 'the first delivery');
-    const closing = notifier.close();
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    for (const answer of answers.splice(0)) answer();
-    await closing;
+    await notifier.close();
     expect(sent).toHaveLength(1);
     expect(logged.map(({ msg, dropped }) => ({ msg, dropped }))).toEqual([
       { msg: 'shutdown: queued push deliveries dropped', dropped: 2 },
@@ -504,5 +508,41 @@ describe('push at shutdown', () => {
     notifier.notify(alice.handle, 2);
     await notifier.idle();
     expect(sent).toHaveLength(1);
+  });
+
+  it('cuts off a delivery still running when the grace period is over', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const k = browserKeys();
+    const url = pushUrl();
+    await post(t, 'subscribe', alice, { endpoint: url, p256dh: k.p256dh, auth: k.auth });
+    const logged: { msg: string; endpoint?: string }[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) },
+    );
+    const notifier = new PushNotifier({
+      db: t.store.db,
+      sender: createWebPushSender({
+        keys: loadOrCreateVapidKeys(path.join(t.dataDir, 'cut-off-vapid.json')),
+        subject: 'mailto:test@example.org',
+        allowPrivate: true,
+      }),
+      logger,
+      closeGraceMs: 50,
+    });
+    endpoint.hold = true;
+    try {
+      notifier.notify(alice.handle, 1);
+      await waitFor(() => endpoint.received.some((r) => url.endsWith(r.path)), 'the held push');
+      const began = Date.now();
+      await notifier.close();
+      // Without the cut-off, the close waited for the sender's 10 s answer timeout.
+      expect(Date.now() - began).toBeLessThan(2_000);
+    } finally {
+      endpoint.release();
+    }
+    expect(logged.map(({ msg, endpoint: e }) => ({ msg, endpoint: e }))).toEqual([
+      { msg: 'push delivery failed', endpoint: url },
+    ]);
   });
 });

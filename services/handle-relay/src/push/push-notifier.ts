@@ -62,7 +62,9 @@ export class PushNotifier implements MessageNotifier {
    * Stops taking notifications and keeps delivering the queued ones (fan-outs already
    * started included) for up to the grace period, so a restart does not silently swallow
    * the pushes of messages stored just before it; what is still queued then is dropped
-   * and counted in the log. Running deliveries are bounded by the sender's timeouts.
+   * and counted in the log, and deliveries still running are cut off, since each could
+   * otherwise hold the shutdown for the sender's timeouts (20 s against a push service
+   * that stops answering).
    */
   async close(): Promise<void> {
     this.#closed = true;
@@ -81,7 +83,9 @@ export class PushNotifier implements MessageNotifier {
       if (dropped > 0) {
         this.deps.logger.warn({ dropped }, 'shutdown: queued push deliveries dropped');
       }
+      await this.deps.sender.close();
       await this.idle();
+      return;
     }
     await this.deps.sender.close();
   }

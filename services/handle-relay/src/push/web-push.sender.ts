@@ -60,6 +60,7 @@ export function createWebPushSender(options: WebPushSenderOptions): PushSender {
         return { error: err instanceof Error ? err : new Error(String(err)) };
       }
     },
-    close: () => agent.close(),
+    // destroy, not close: close would wait for every running request (up to the timeouts).
+    close: () => agent.destroy(),
   };
 }
