@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CompiledQuery, sql, type Kysely, type Migration } from 'kysely';
 import {
   databaseTarget,
@@ -231,5 +234,43 @@ onServer('the pipelined session', () => {
     const { rows } = await session().query(q('select pg_backend_pid() as pid'));
     expect((rows[0] as { pid: number }).pid).not.toBe(dropped!.pid);
     expect(await backends()).toEqual([{ pid: (rows[0] as { pid: number }).pid }]);
+  });
+});
+
+describe('the embedded database in a folder', () => {
+  let dir: string;
+  let embedded: DatabaseHandle<Db> | undefined;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'config-durable-'));
+  });
+  afterEach(async () => {
+    await embedded?.close();
+    embedded = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  // The flushed files are named through /proc.
+  const onLinux = process.platform === 'linux' ? it : it.skip;
+
+  onLinux('flushes its write-ahead log to the disk before a commit returns', async () => {
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    await migrateToLatest(embedded.db, SCHEMA, migrations);
+    const settings = await sql<{ fsync: string; wal: string }>`
+      select current_setting('fsync') as fsync, current_setting('wal_sync_method') as wal
+    `.execute(embedded.db);
+    expect(settings.rows).toEqual([{ fsync: 'on', wal: 'fsync' }]);
+
+    const flushed: string[] = [];
+    const fsyncSync = fs.fsyncSync;
+    fs.fsyncSync = (fd: number) => {
+      flushed.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+      fsyncSync(fd);
+    };
+    try {
+      await embedded.db.insertInto('item').values({ id: 1, big: 2 }).execute();
+    } finally {
+      fs.fsyncSync = fsyncSync;
+    }
+    expect(flushed).toEqual([expect.stringMatching(/\/pg_wal\/[0-9A-F]{24}$/)]);
   });
 });

@@ -21,6 +21,7 @@ import {
   type RawBuilder,
 } from 'kysely';
 import pg from 'pg';
+import { createDurablePGlite } from './durable-pglite.js';
 
 /** Where a service keeps its index: a Postgres server URL, or an embedded PGlite folder. */
 export type DatabaseTarget =
@@ -240,11 +241,17 @@ export async function openDatabase<DB>(
     };
   }
 
-  if (target.dataDir) fs.mkdirSync(target.dataDir, { recursive: true });
-  const pglite = await PGlite.create(target.dataDir ? target.dataDir : undefined, {
+  const options = {
     parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
     ...(target.template ? { loadDataDir: target.template } : {}),
-  });
+  };
+  let pglite: PGlite;
+  if (target.dataDir) {
+    fs.mkdirSync(target.dataDir, { recursive: true });
+    pglite = await createDurablePGlite(target.dataDir, options);
+  } else {
+    pglite = await PGlite.create(options);
+  }
   await pglite.exec(`create schema if not exists ${schema}; set search_path to ${schema};`);
   const db = new Kysely<DB>({ dialect: pgliteDialect(pglite) });
   return {
