@@ -51,9 +51,15 @@ function renderJpeg(
 
 const SHARP_ENTRY = createRequire(import.meta.url).resolve('sharp');
 
-/** `node -e` with arguments: sharp's entry, the file, the box and the timeout. */
+/**
+ * `node -e` with arguments: the service's pid, sharp's entry, the file, the box and the
+ * timeout. A render whose service is gone (killed, or exited before its kill timer fired)
+ * ends itself: no one else would. It kills itself outright, since an exit would wait for
+ * the render's thread.
+ */
 const CHILD_SCRIPT = `
-const [sharpEntry, file, width, height, seconds] = process.argv.slice(1);
+const [service, sharpEntry, file, width, height, seconds] = process.argv.slice(1);
+setInterval(() => process.ppid !== +service && process.kill(process.pid, 'SIGKILL'), 250).unref();
 (${renderJpeg.toString()})(require(sharpEntry), file, +width, +height, +seconds).then(
   (jpeg) => process.stdout.write(jpeg, () => process.exit(0)),
   () => process.exit(1),
@@ -71,7 +77,9 @@ function renderInChild(
   killAfterMs: number,
 ): Promise<Buffer | undefined> {
   return new Promise((resolve) => {
-    const args = [SHARP_ENTRY, file, box.width, box.height, timeoutSeconds].map(String);
+    const args = [process.pid, SHARP_ENTRY, file, box.width, box.height, timeoutSeconds].map(
+      String,
+    );
     const child = spawn(process.execPath, ['-e', CHILD_SCRIPT, ...args], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
