@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -247,6 +248,34 @@ describe('the embedded database in a folder', () => {
     await embedded?.close();
     embedded = undefined;
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a folder another handle holds, and opens it once that one closed', async () => {
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    await expect(openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA)).rejects.toThrow(
+      `the database folder ${dir} is in use by process ${process.pid}`,
+    );
+    expect(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).toBe(String(process.pid));
+    await embedded.close();
+    expect(fs.existsSync(path.join(dir, 'service.lock'))).toBe(false);
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    expect(await embedded.ping()).toBe(true);
+  });
+
+  it('refuses a folder a live process holds, and takes over the lock of one that is gone', async () => {
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    try {
+      fs.writeFileSync(path.join(dir, 'service.lock'), String(holder.pid));
+      await expect(openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA)).rejects.toThrow(
+        `the database folder ${dir} is in use by process ${holder.pid}`,
+      );
+    } finally {
+      holder.kill('SIGKILL');
+    }
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    fs.writeFileSync(path.join(dir, 'service.lock'), String(gone));
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    expect(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).toBe(String(process.pid));
   });
 
   // The flushed files are named through /proc.

@@ -22,6 +22,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { createDurablePGlite } from './durable-pglite.js';
+import { lockFolder } from './folder-lock.js';
 
 /** Where a service keeps its index: a Postgres server URL, or an embedded PGlite folder. */
 export type DatabaseTarget =
@@ -246,9 +247,16 @@ export async function openDatabase<DB>(
     ...(target.template ? { loadDataDir: target.template } : {}),
   };
   let pglite: PGlite;
+  let unlock = (): void => undefined;
   if (target.dataDir) {
     fs.mkdirSync(target.dataDir, { recursive: true });
-    pglite = await createDurablePGlite(target.dataDir, options);
+    unlock = lockFolder(target.dataDir);
+    try {
+      pglite = await createDurablePGlite(target.dataDir, options);
+    } catch (err) {
+      unlock();
+      throw err;
+    }
   } else {
     pglite = await PGlite.create(options);
   }
@@ -260,7 +268,10 @@ export async function openDatabase<DB>(
     target,
     pglite,
     ping: () => ping(db),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      unlock();
+    },
   };
 }
 
