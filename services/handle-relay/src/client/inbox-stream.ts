@@ -30,7 +30,16 @@ export interface FollowOptions {
   fetch?: typeof fetch;
   /** Wait before reconnecting after a drop. */
   retryMs?: number;
+  /**
+   * A stream silent this long counts as dropped and is reconnected: the relay pings every
+   * 15 s, so a connection cut without a word (a network gone, a proxy stalled) shows as
+   * missing pings. Default 45 s, three pings.
+   */
+  idleMs?: number;
 }
+
+/** Three of the relay's 15 s pings. */
+const IDLE_MS = 45_000;
 
 /** Splits a text stream into SSE events (fields `id`, `event`, `data`; comments skipped). */
 function parseBlock(block: string): StreamEvent {
@@ -64,7 +73,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * afresh (the relay checks the timestamp at connect time); after a drop it reconnects
  * with `Last-Event-ID` set to the last seq seen (or, before the first message, the one the
  * first stream began after), so the relay replays what was missed and nothing arrives
- * twice. A 4xx answer (bad key, unknown handle) ends it with the error.
+ * twice. A stream silent for `idleMs` is dropped and reconnected the same way. A 4xx answer (bad key, unknown handle) ends it with the error.
  * Uses fetch and TextDecoder only, so it runs in browsers too.
  */
 export async function followInbox(options: FollowOptions): Promise<void> {
@@ -72,6 +81,15 @@ export async function followInbox(options: FollowOptions): Promise<void> {
   const base = options.baseUrl.replace(/\/+$/, '');
   let lastSeq = options.since;
   while (!options.signal.aborted) {
+    // This connection's own abort: the caller's, or the watch for silence below.
+    const connection = new AbortController();
+    const forward = () => connection.abort();
+    options.signal.addEventListener('abort', forward, { once: true });
+    let silence: ReturnType<typeof setTimeout> | undefined;
+    const heard = () => {
+      clearTimeout(silence);
+      silence = setTimeout(() => connection.abort(), options.idleMs ?? IDLE_MS);
+    };
     try {
       const auth = signedAuthValue(
         options.keys.secretKey,
@@ -82,7 +100,7 @@ export async function followInbox(options: FollowOptions): Promise<void> {
       if (lastSeq !== undefined) headers['Last-Event-ID'] = String(lastSeq);
       const res = await doFetch(
         `${base}/v1/inbox/${encodeURIComponent(options.handle)}/stream?auth=${encodeURIComponent(auth)}`,
-        { headers, signal: options.signal },
+        { headers, signal: connection.signal },
       );
       if (!res.ok || !res.body) {
         const text = await res.text();
@@ -103,9 +121,11 @@ export async function followInbox(options: FollowOptions): Promise<void> {
         const decoder = new TextDecoder();
         const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         let buffer = '';
+        heard();
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
+          heard();
           buffer += decoder.decode(value, { stream: true });
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -124,6 +144,9 @@ export async function followInbox(options: FollowOptions): Promise<void> {
     } catch (err) {
       if (options.signal.aborted) return;
       if (err instanceof RelayClientError) throw err;
+    } finally {
+      clearTimeout(silence);
+      options.signal.removeEventListener('abort', forward);
     }
     await sleep(options.retryMs ?? 1_000, options.signal);
   }
