@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
-import { RelayClient } from '../src/client/index.js';
+import { authLines, RelayClient, signedAuthValue, unixNow } from '../src/client/index.js';
 import { uniqueHandle } from './handle-factories.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
@@ -67,6 +67,21 @@ describe('CLI send, inbox and listen', () => {
       next_since: seq,
       has_more: false,
     });
+  });
+
+  it('sends the envelope as written, numbers beyond a double included', async () => {
+    const text = '{"n":12345678901234567890,"f":1.50,"s":"\\u00e9"}';
+    const sent = await cli('send', handle, text);
+    expect(sent.code).toBe(0);
+    const { seq } = JSON.parse(sent.out) as { seq: number };
+    const keys = await readKeyFile(keyFile);
+    const since = seq - 1;
+    const auth = signedAuthValue(keys.secretKey, authLines.inbox(handle, since), unixNow());
+    const res = await fetch(`${url}/v1/inbox/${handle}?since=${since}`, {
+      headers: { 'X-ID-Auth': auth },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain(`"envelope":${text}`);
   });
 
   it('ignores a leading -- (as pnpm passes it on) and still reads the options after it', async () => {

@@ -83,6 +83,17 @@ export class RelayClient {
     return this.json('POST', '/v1/messages', { body: { to, envelope } });
   }
 
+  /**
+   * `POST /v1/messages` with the envelope given as JSON text, sent as written: the relay
+   * keeps an envelope's text, so numbers beyond a double's precision (`12345678901234567890`)
+   * or in a form of their own (`1.50`) arrive as the sender wrote them.
+   */
+  sendJson(to: string, envelopeJson: string): Promise<{ seq: number; created_at: string }> {
+    return this.json('POST', '/v1/messages', {
+      rawBody: `{"to":${JSON.stringify(to)},"envelope":${envelopeJson}}`,
+    });
+  }
+
   /** One signed inbox page of messages after `since` (default 0). */
   inbox(
     handle: string,
@@ -106,15 +117,12 @@ export class RelayClient {
   private async json<T>(
     method: string,
     path: string,
-    init: { body?: unknown; headers?: Record<string, string> } = {},
+    init: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
   ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
-    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
-    });
+    const body = init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
     if (!res.ok) {
