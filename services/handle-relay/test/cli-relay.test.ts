@@ -55,6 +55,31 @@ async function cliWith(
   return { code, out, err };
 }
 
+/**
+ * Starts `listen` on the handle and resolves once its stream is open, with the lines it
+ * printed so far and `stopAfter`, which waits for that many lines (10 s at most), stops it
+ * and resolves with how it ended.
+ */
+async function listen() {
+  const stop = new AbortController();
+  const lines: string[] = [];
+  const ended = cliWith(
+    { signal: stop.signal, onOut: (text) => lines.push(...text.trim().split('\n')) },
+    'listen',
+    handle,
+  );
+  await waitFor(() => t.relay.streams.size === 1, 'the CLI to connect');
+  const stopAfter = async (count: number, what: string) => {
+    try {
+      await waitFor(() => lines.length === count, what, 10_000);
+    } finally {
+      stop.abort();
+    }
+    return ended;
+  };
+  return { lines, stopAfter };
+}
+
 describe('CLI send, inbox and listen', () => {
   it('sends a JSON envelope and reads it back from the signed inbox', async () => {
     const sent = await cli('send', handle, '{"hello":"cli"}');
@@ -112,26 +137,14 @@ describe('CLI send, inbox and listen', () => {
     server.on('request', (req: IncomingMessage) => {
       if (req.url?.includes('/stream')) streamSockets.push(req.socket);
     });
-    const stop = new AbortController();
-    const lines: string[] = [];
-    const listening = cliWith(
-      { signal: stop.signal, onOut: (text) => lines.push(...text.trim().split('\n')) },
-      'listen',
-      handle,
-    );
-    await waitFor(() => t.relay.streams.size === 1, 'the CLI to connect');
+    const { lines, stopAfter } = await listen();
     const first = [];
     for (let n = 0; n < 5; n++) first.push((await client.send(handle, { n })).seq);
     await waitFor(() => lines.length === 5, 'five lines');
     for (const socket of streamSockets) socket.destroy();
     const second = [];
     for (let n = 5; n < 10; n++) second.push((await client.send(handle, { n })).seq);
-    try {
-      await waitFor(() => lines.length === 10, 'ten lines after the reconnect', 10_000);
-    } finally {
-      stop.abort();
-    }
-    expect((await listening).code).toBe(0);
+    expect((await stopAfter(10, 'ten lines after the reconnect')).code).toBe(0);
     expect(streamSockets).toHaveLength(2);
     const got = lines.map((l) => JSON.parse(l) as { seq: number; envelope: { n: number } });
     expect(got.map((m) => m.seq)).toEqual([...first, ...second]);
@@ -150,23 +163,11 @@ describe('CLI send, inbox and listen', () => {
       res.once('close', () => starts.push(res.getHeader('X-Stream-After')?.toString()));
     });
     const before = (await client.send(handle, { n: 'before' })).seq;
-    const stop = new AbortController();
-    const lines: string[] = [];
-    const listening = cliWith(
-      { signal: stop.signal, onOut: (text) => lines.push(...text.trim().split('\n')) },
-      'listen',
-      handle,
-    );
-    await waitFor(() => t.relay.streams.size === 1, 'the CLI to connect');
+    const { lines, stopAfter } = await listen();
     // Dropped before any message: the reconnect must still replay what came meanwhile.
     for (const socket of streamSockets) socket.destroy();
     const during = (await client.send(handle, { n: 'during' })).seq;
-    try {
-      await waitFor(() => lines.length === 1, 'the message sent during the drop', 10_000);
-    } finally {
-      stop.abort();
-    }
-    expect((await listening).code).toBe(0);
+    expect((await stopAfter(1, 'the message sent during the drop')).code).toBe(0);
     expect(streamSockets).toHaveLength(2);
     await waitFor(() => starts.length === 2, 'both streams to close');
     expect(starts).toEqual([String(before), String(before)]);
