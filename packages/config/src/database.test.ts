@@ -250,14 +250,27 @@ describe('the embedded database in a folder', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  const lockFile = () => path.join(dir, 'service.lock');
+  const lockHolder = () => (JSON.parse(fs.readFileSync(lockFile(), 'utf8')) as { pid: number }).pid;
+  /** A lock as another process would have left it. */
+  function writeLock(owner: { pid?: number; host?: string; boot?: string; token?: string }): void {
+    const boot = fs.existsSync('/proc/sys/kernel/random/boot_id')
+      ? fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
+      : '';
+    fs.writeFileSync(
+      lockFile(),
+      JSON.stringify({ pid: 1, host: os.hostname(), boot, token: 'theirs', ...owner }),
+    );
+  }
+
   it('refuses a folder another handle holds, and opens it once that one closed', async () => {
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
     await expect(openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA)).rejects.toThrow(
-      `the database folder ${dir} is in use by process ${process.pid}`,
+      `the database folder ${dir} is in use by process ${process.pid} `,
     );
-    expect(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).toBe(String(process.pid));
+    expect(lockHolder()).toBe(process.pid);
     await embedded.close();
-    expect(fs.existsSync(path.join(dir, 'service.lock'))).toBe(false);
+    expect(fs.existsSync(lockFile())).toBe(false);
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
     expect(await embedded.ping()).toBe(true);
   });
@@ -265,17 +278,38 @@ describe('the embedded database in a folder', () => {
   it('refuses a folder a live process holds, and takes over the lock of one that is gone', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
     try {
-      fs.writeFileSync(path.join(dir, 'service.lock'), String(holder.pid));
+      writeLock({ pid: holder.pid });
       await expect(openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA)).rejects.toThrow(
-        `the database folder ${dir} is in use by process ${holder.pid}`,
+        `the database folder ${dir} is in use by process ${holder.pid} `,
       );
     } finally {
       holder.kill('SIGKILL');
     }
-    const gone = spawnSync(process.execPath, ['-e', '']).pid;
-    fs.writeFileSync(path.join(dir, 'service.lock'), String(gone));
+    writeLock({ pid: spawnSync(process.execPath, ['-e', '']).pid });
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
-    expect(fs.readFileSync(path.join(dir, 'service.lock'), 'utf8')).toBe(String(process.pid));
+    expect(lockHolder()).toBe(process.pid);
+  });
+
+  it('never takes over a lock written on another host, and does one written before a reboot', async () => {
+    writeLock({ pid: process.pid, host: 'elsewhere' });
+    await expect(openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA)).rejects.toThrow(
+      `the database folder ${dir} is in use by process ${process.pid} on host elsewhere ` +
+        `(if that process is gone, delete ${lockFile()})`,
+    );
+    // A pid that runs now, in a lock from an earlier boot: that process is not the holder.
+    writeLock({ pid: process.pid, boot: 'an-earlier-boot' });
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    expect(lockHolder()).toBe(process.pid);
+  });
+
+  it('leaves the lock of whoever took the folder over when it closes', async () => {
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    writeLock({ pid: 2, token: 'a later holder' });
+    await embedded.close();
+    embedded = undefined;
+    expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8'))).toMatchObject({
+      token: 'a later holder',
+    });
   });
 
   // The flushed files are named through /proc.

@@ -260,7 +260,13 @@ export async function openDatabase<DB>(
   } else {
     pglite = await PGlite.create(options);
   }
-  await pglite.exec(`create schema if not exists ${schema}; set search_path to ${schema};`);
+  try {
+    await pglite.exec(`create schema if not exists ${schema}; set search_path to ${schema};`);
+  } catch (err) {
+    await pglite.close().catch(() => undefined);
+    unlock();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: pgliteDialect(pglite) });
   return {
     db,
@@ -269,8 +275,11 @@ export async function openDatabase<DB>(
     pglite,
     ping: () => ping(db),
     close: async () => {
-      await db.destroy();
-      unlock();
+      try {
+        await db.destroy();
+      } finally {
+        unlock();
+      }
     },
   };
 }

@@ -1,48 +1,104 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-/** The lock's file in the folder: the holding process's pid. */
+/** The lock's file in the folder. */
 const LOCK_FILE = 'service.lock';
+
+/** Who holds a folder, as its lock file says. */
+interface LockOwner {
+  pid: number;
+  host: string;
+  /** The kernel's boot id (Linux), so a lock from before a reboot is known as such. */
+  boot: string;
+  /** Tells this holder's lock from a later one's when releasing. */
+  token: string;
+}
 
 /** Folders this process holds: a pid in a lock file can be ours from an earlier life. */
 const held = new Set<string>();
 
-/**
- * Takes a folder for this process, or throws naming the live process that has it. The
- * embedded database has no lock of its own, and two processes writing one folder each
- * overwrite the other's commits. A lock whose process is gone (a crash, a container that
- * restarted with the same pid) is taken over. Best effort: two processes taking over one
- * stale lock at the same instant could both win. Returns the release.
- */
-export function lockFolder(dir: string): () => void {
-  const key = path.resolve(dir);
-  const file = path.join(key, LOCK_FILE);
-  for (;;) {
-    try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      held.add(key);
-      return () => {
-        held.delete(key);
-        fs.rmSync(file, { force: true });
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const holder = Number(readOrEmpty(file));
-    const ours = holder === process.pid;
-    if ((ours && held.has(key)) || (!ours && isRunning(holder))) {
-      throw new Error(`the database folder ${key} is in use by process ${holder}`);
-    }
-    fs.rmSync(file, { force: true });
-  }
-}
-
-function readOrEmpty(file: string): string {
+function bootId(): string {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
   } catch {
     return '';
   }
+}
+
+/**
+ * Takes a folder for this process, or throws naming the process that has it. The embedded
+ * database has no lock of its own, and two processes writing one folder each overwrite the
+ * other's commits. A lock left on this host by a process that is gone (a crash, a reboot,
+ * a container restarted with the same pid) is taken over; one written on another host (a
+ * second container on the same volume) is never, since its process cannot be checked from
+ * here. Best effort: two processes taking over one stale lock at the same instant could
+ * both win. Returns the release.
+ */
+export function lockFolder(dir: string): () => void {
+  const key = fs.realpathSync(dir);
+  const file = path.join(key, LOCK_FILE);
+  const me: LockOwner = {
+    pid: process.pid,
+    host: os.hostname(),
+    boot: bootId(),
+    token: randomBytes(8).toString('hex'),
+  };
+  const draft = `${file}.${me.token}`;
+  fs.writeFileSync(draft, JSON.stringify(me));
+  try {
+    for (;;) {
+      try {
+        // A link appears whole, so no one reads a lock half written.
+        fs.linkSync(draft, file);
+        held.add(key);
+        return () => release(key, file, me.token);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      const owner = readOwner(file);
+      if (owner && !isStale(owner, key, me)) {
+        const where = owner.host === me.host ? '' : ` on host ${owner.host}`;
+        throw new Error(
+          `the database folder ${key} is in use by process ${owner.pid}${where} ` +
+            `(if that process is gone, delete ${file})`,
+        );
+      }
+      fs.rmSync(file, { force: true });
+    }
+  } finally {
+    fs.rmSync(draft, { force: true });
+  }
+}
+
+function release(key: string, file: string, token: string): void {
+  held.delete(key);
+  // Only our own lock: after a takeover the file may be another process's.
+  if (readOwner(file)?.token === token) fs.rmSync(file, { force: true });
+}
+
+/** The lock's owner, or undefined for a file that is gone or not a lock of ours. */
+function readOwner(file: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner> | null;
+    if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return undefined;
+    return {
+      pid: owner.pid,
+      host: owner.host,
+      boot: String(owner.boot ?? ''),
+      token: String(owner.token ?? ''),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function isStale(owner: LockOwner, key: string, me: LockOwner): boolean {
+  if (owner.host !== me.host) return false;
+  if (owner.boot !== me.boot) return true;
+  if (owner.pid === me.pid) return !held.has(key);
+  return !isRunning(owner.pid);
 }
 
 function isRunning(pid: number): boolean {
