@@ -34,7 +34,7 @@ class DurableNodeFS extends NodeFS {
             try {
               fs.fsyncSync(fd);
             } catch (err) {
-              if (!isUnflushableFolder(err)) throw err;
+              if (!(isUnflushableFolderError(err) && fs.fstatSync(fd).isDirectory())) throw err;
             }
           });
           return 0;
@@ -45,8 +45,8 @@ class DurableNodeFS extends NodeFS {
   }
 }
 
-/** Windows cannot flush a folder; PostgreSQL itself ignores that failure there. */
-function isUnflushableFolder(err: unknown): boolean {
+/** How Windows refuses to flush a folder; PostgreSQL itself ignores that for folders. */
+function isUnflushableFolderError(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'EISDIR' || code === 'EPERM' || code === 'EINVAL' || code === 'EBADF';
 }

@@ -51,9 +51,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
   } = options;
   // Node enforces the headers timeout only when it looks over its connections, every 30 s
   // by default: a minute's limit then let headers trickle in for up to 90 s.
-  const server = http.createServer({
-    connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs),
-  });
+  const server = http.createServer(
+    headersTimeoutMs > 0 ? { connectionsCheckingInterval: Math.min(1_000, headersTimeoutMs) } : {},
+  );
   // Slow-loris guards: the headers must arrive within a minute, and a request whose body
   // stops arriving is cut off once its connection has been quiet for idleTimeoutMs. No
   // bound on a whole request: a long upload that keeps sending is fine, and once a request

@@ -66,6 +66,9 @@ async function main(): Promise<void> {
     port,
     logger,
     render: assetStoreError,
+    // An admin scrub in flight ends with the files checked so far rather than holding the
+    // drain; the worker's own checks stop too, and onClose waits for them.
+    beforeDrain: () => verifier.stop(),
     onClose: async () => {
       await worker.stop();
       await index.close();

@@ -10,7 +10,7 @@ export function createAssetHash(timestamp: number): Hash {
 
 /**
  * Streams a file through the asset hash; lowercase hex. An abort of `signal` ends the read
- * at the next chunk, rejecting with the signal's reason.
+ * at the next chunk and rejects (an AbortError, or the signal's reason before the read).
  */
 export async function hashFile(
   file: string,

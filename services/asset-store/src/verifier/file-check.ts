@@ -5,8 +5,8 @@ import { hashFile } from '../assets/content-hash.js';
 export type FileState = 'ok' | 'mismatch' | 'missing';
 
 /**
- * Recomputes a file's asset hash (streaming) and compares it with the expected one. An abort
- * of `signal` rejects with its reason.
+ * Recomputes a file's asset hash (streaming) and compares it with the expected one. Once
+ * `signal` is aborted it rejects, without looking at the file if it had not begun.
  */
 export async function checkFile(
   file: string,
@@ -14,6 +14,7 @@ export async function checkFile(
   expectedHash: string,
   signal?: AbortSignal,
 ): Promise<FileState> {
+  signal?.throwIfAborted();
   try {
     const stat = await fs.stat(file);
     if (!stat.isFile()) return 'missing';

@@ -86,9 +86,12 @@ export class RelayClient {
   /**
    * `POST /v1/messages` with the envelope given as JSON text, sent as written: the relay
    * keeps an envelope's text, so numbers beyond a double's precision (`12345678901234567890`)
-   * or in a form of their own (`1.50`) arrive as the sender wrote them.
+   * or in a form of their own (`1.50`) arrive as the sender wrote them. Text that is not
+   * JSON rejects with a SyntaxError and sends nothing.
    */
-  sendJson(to: string, envelopeJson: string): Promise<{ seq: number; created_at: string }> {
+  async sendJson(to: string, envelopeJson: string): Promise<{ seq: number; created_at: string }> {
+    // Spliced into the body, text that is not one JSON value could add members of its own.
+    JSON.parse(envelopeJson);
     return this.json('POST', '/v1/messages', {
       rawBody: `{"to":${JSON.stringify(to)},"envelope":${envelopeJson}}`,
     });

@@ -1,3 +1,4 @@
+import { RelayClient } from './http-client.js';
 import { followInbox, type InboxMessage } from './inbox-stream.js';
 import { generateKeyPair } from './keys.js';
 
@@ -61,5 +62,52 @@ describe('followInbox', () => {
     expect(requests.map((r) => r.lastEventId)).toEqual([null, '5']);
     // Dropped after 200 ms of silence, not before.
     expect(requests[1]!.at - requests[0]!.at).toBeGreaterThanOrEqual(200);
+  });
+
+  it('also gives up on a relay that accepts the request and never answers', async () => {
+    const stop = new AbortController();
+    let calls = 0;
+    const fakeFetch = (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      calls += 1;
+      if (calls === 1) {
+        return new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        );
+      }
+      return Promise.resolve(
+        silentAfter(init?.signal, [`id: 6\nevent: message\ndata: ${JSON.stringify(MESSAGE)}\n\n`]),
+      );
+    };
+    const messages: InboxMessage[] = [];
+    await followInbox({
+      baseUrl: 'http://relay.test',
+      handle: 'alice',
+      keys: generateKeyPair(),
+      onMessage: (message) => {
+        messages.push(message);
+        stop.abort();
+      },
+      signal: stop.signal,
+      fetch: fakeFetch,
+      retryMs: 10,
+      idleMs: 200,
+    });
+    expect(calls).toBe(2);
+    expect(messages).toEqual([MESSAGE]);
+  });
+});
+
+describe('RelayClient.sendJson', () => {
+  it('refuses text that is not one JSON value, sending nothing', async () => {
+    let calls = 0;
+    const client = new RelayClient({
+      baseUrl: 'http://relay.test',
+      fetch: () => {
+        calls += 1;
+        return Promise.resolve(new Response('{}'));
+      },
+    });
+    await expect(client.sendJson('alice', '1,"to":"mallory"')).rejects.toThrow(SyntaxError);
+    expect(calls).toBe(0);
   });
 });

@@ -96,6 +96,8 @@ export async function followInbox(options: FollowOptions): Promise<void> {
         authLines.stream(options.handle),
         unixNow(),
       );
+      // Silence counts from the request on: a relay that accepts and never answers too.
+      heard();
       const headers: Record<string, string> = { Accept: 'text/event-stream' };
       if (lastSeq !== undefined) headers['Last-Event-ID'] = String(lastSeq);
       const res = await doFetch(

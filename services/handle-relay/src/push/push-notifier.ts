@@ -36,6 +36,8 @@ export class PushNotifier implements MessageNotifier {
   readonly #concurrency: number;
   #active = 0;
   #closed = false;
+  /** Set once the shutdown grace is over: deliveries queued from then on are dropped too. */
+  #dropping = false;
   #idleWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: PushNotifierDeps) {
@@ -78,6 +80,7 @@ export class PushNotifier implements MessageNotifier {
     const ended = await Promise.race([this.idle(), graceOver]);
     clearTimeout(timer);
     if (ended === 'grace over') {
+      this.#dropping = true;
       const dropped = this.#queue.length;
       this.#queue.length = 0;
       if (dropped > 0) {
@@ -108,6 +111,11 @@ export class PushNotifier implements MessageNotifier {
   }
 
   #enqueue(job: () => Promise<void>): void {
+    if (this.#dropping) {
+      // A fan-out still reading its recipient's subscriptions when the grace ended.
+      this.deps.logger.warn({ dropped: 1 }, 'shutdown: queued push deliveries dropped');
+      return;
+    }
     if (this.#queue.length >= PUSH_MAX_PENDING) {
       this.deps.logger.warn('push backlog full; notification dropped');
       return;
