@@ -26,9 +26,28 @@ function silentAfter(
 
 const MESSAGE = { seq: 6, envelope: 'x', created_at: '2026-11-22T09:00:00.000Z' };
 
+/** Follows alice's inbox through `fakeFetch` (200 ms of silence drops a stream) until a message. */
+async function followUntilAMessage(fakeFetch: typeof fetch): Promise<InboxMessage[]> {
+  const stop = new AbortController();
+  const messages: InboxMessage[] = [];
+  await followInbox({
+    baseUrl: 'http://relay.test',
+    handle: 'alice',
+    keys: generateKeyPair(),
+    onMessage: (message) => {
+      messages.push(message);
+      stop.abort();
+    },
+    signal: stop.signal,
+    fetch: fakeFetch,
+    retryMs: 10,
+    idleMs: 200,
+  });
+  return messages;
+}
+
 describe('followInbox', () => {
   it('reconnects a stream that falls silent, resuming where the first one began', async () => {
-    const stop = new AbortController();
     const requests: { lastEventId: string | null; at: number }[] = [];
     const answers = [
       (signal?: AbortSignal | null) =>
@@ -44,20 +63,7 @@ describe('followInbox', () => {
       const answer = answers.shift();
       return answer ? Promise.resolve(answer(init?.signal)) : new Promise(() => undefined);
     };
-    const messages: InboxMessage[] = [];
-    await followInbox({
-      baseUrl: 'http://relay.test',
-      handle: 'alice',
-      keys: generateKeyPair(),
-      onMessage: (message) => {
-        messages.push(message);
-        stop.abort();
-      },
-      signal: stop.signal,
-      fetch: fakeFetch,
-      retryMs: 10,
-      idleMs: 200,
-    });
+    const messages = await followUntilAMessage(fakeFetch);
     expect(messages).toEqual([MESSAGE]);
     expect(requests.map((r) => r.lastEventId)).toEqual([null, '5']);
     // Dropped after 200 ms of silence, not before.
@@ -65,7 +71,6 @@ describe('followInbox', () => {
   });
 
   it('also gives up on a relay that accepts the request and never answers', async () => {
-    const stop = new AbortController();
     let calls = 0;
     const fakeFetch = (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
       calls += 1;
@@ -78,20 +83,7 @@ describe('followInbox', () => {
         silentAfter(init?.signal, [`id: 6\nevent: message\ndata: ${JSON.stringify(MESSAGE)}\n\n`]),
       );
     };
-    const messages: InboxMessage[] = [];
-    await followInbox({
-      baseUrl: 'http://relay.test',
-      handle: 'alice',
-      keys: generateKeyPair(),
-      onMessage: (message) => {
-        messages.push(message);
-        stop.abort();
-      },
-      signal: stop.signal,
-      fetch: fakeFetch,
-      retryMs: 10,
-      idleMs: 200,
-    });
+    const messages = await followUntilAMessage(fakeFetch);
     expect(calls).toBe(2);
     expect(messages).toEqual([MESSAGE]);
   });
