@@ -86,11 +86,10 @@ export class PushNotifier implements MessageNotifier {
       if (dropped > 0) {
         this.deps.logger.warn({ dropped }, 'shutdown: queued push deliveries dropped');
       }
-      await this.deps.sender.close();
-      await this.idle();
-      return;
     }
     await this.deps.sender.close();
+    // Deliveries the close cut off still settle (and log) before the notifier is done.
+    await this.idle();
   }
 
   async #deliver(
