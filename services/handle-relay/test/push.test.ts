@@ -510,6 +510,52 @@ describe('push at shutdown', () => {
     expect(sent).toHaveLength(1);
   });
 
+  it('drops the deliveries of a fan-out that was still reading its subscriptions when the grace ended', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const k = browserKeys();
+    for (const url of [pushUrl(), pushUrl()]) {
+      await post(t, 'subscribe', alice, { endpoint: url, p256dh: k.p256dh, auth: k.auth });
+    }
+    const logged: { msg: string; dropped?: number }[] = [];
+    const logger = pino(
+      { level: 'warn' },
+      { write: (line: string) => logged.push(JSON.parse(line) as (typeof logged)[number]) },
+    );
+    // The fan-out's read of the subscriptions answers only once the grace is over: the
+    // sender is closed right after it ends.
+    let read!: () => void;
+    const graceOver = new Promise<void>((resolve) => (read = resolve));
+    let reading = false;
+    const gated = t.store.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        reading = true;
+        await graceOver;
+        return args.result;
+      },
+    });
+    const sent: string[] = [];
+    const sender: PushSender = {
+      send: (target) => {
+        sent.push(target.endpoint);
+        return Promise.resolve({ status: 201 });
+      },
+      close: () => {
+        read();
+        return Promise.resolve();
+      },
+    };
+    const notifier = new PushNotifier({ db: gated, sender, logger, closeGraceMs: 50 });
+    notifier.notify(alice.handle, 1);
+    await waitFor(() => reading, 'the fan-out reading the subscriptions');
+    await notifier.close();
+    expect(sent).toEqual([]);
+    expect(logged.map(({ msg, dropped }) => ({ msg, dropped }))).toEqual([
+      { msg: 'shutdown: queued push deliveries dropped', dropped: 1 },
+      { msg: 'shutdown: queued push deliveries dropped', dropped: 1 },
+    ]);
+  });
+
   it('cuts off a delivery still running when the grace period is over', async () => {
     const alice = await registerHandle(t.app, t.config.server);
     const k = browserKeys();
