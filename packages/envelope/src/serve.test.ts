@@ -201,6 +201,27 @@ describe('serve', () => {
     expect(waited).toBeLessThan(4_000);
   });
 
+  it("leaves headers without a time limit at 0, and Node's connection sweep at its default", async () => {
+    const { address, server } = await start(undefined, 0);
+    // A sweep interval of min(1 s, 0) would have Node look over its connections every
+    // millisecond, for a limit that is off. Node keeps the option on the server; its types
+    // leave it out.
+    const { connectionsCheckingInterval } = server as http.Server & {
+      connectionsCheckingInterval: number;
+    };
+    expect(connectionsCheckingInterval).toBe(30_000);
+    const socket = net.connect(address.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.write('GET /fast HTTP/1.1\r\nHo');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    socket.end('st: x\r\nConnection: close\r\n\r\n');
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received.endsWith('\r\n\r\nfast')).toBe(true);
+  });
+
   it('answers headers over the limit with 431 in the service envelope', async () => {
     const { address } = await start();
     const bytes = `GET /fast HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
