@@ -253,12 +253,15 @@ describe('the embedded database in a folder', () => {
   const lockFile = () => path.join(dir, 'service.lock');
   const lockHolder = () => (JSON.parse(fs.readFileSync(lockFile(), 'utf8')) as { pid: number }).pid;
   /** A lock as another process would have left it. */
-  function writeLock(owner: { pid?: number; host?: string; boot?: string; token?: string }): void {
+  function writeLock(
+    owner: { pid?: number; host?: string; boot?: string; token?: string },
+    folder = dir,
+  ): void {
     const boot = fs.existsSync('/proc/sys/kernel/random/boot_id')
       ? fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()
       : '';
     fs.writeFileSync(
-      lockFile(),
+      path.join(folder, 'service.lock'),
       JSON.stringify({ pid: 1, host: os.hostname(), boot, token: 'theirs', ...owner }),
     );
   }
@@ -301,6 +304,44 @@ describe('the embedded database in a folder', () => {
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
     expect(lockHolder()).toBe(process.pid);
   });
+
+  it('lets exactly one of several processes starting together take over a stale lock', async () => {
+    // Each child tries one lock per round, all at the round's instant, and holds what it
+    // takes until it exits, so every round's lock is either stale or held by a live process.
+    const rounds = Array.from({ length: 20 }, (_, i) => path.join(dir, `round-${i}`));
+    const stalePid = spawnSync(process.execPath, ['-e', '']).pid;
+    for (const round of rounds) {
+      fs.mkdirSync(round);
+      writeLock({ pid: stalePid, token: 'stale' }, round);
+    }
+    const start = Date.now() + 2_000;
+    const child = `
+      import { lockFolder } from ${JSON.stringify(path.join(import.meta.dirname, 'folder-lock.ts'))};
+      const rounds = ${JSON.stringify(rounds)};
+      let taken = '';
+      for (const [i, round] of rounds.entries()) {
+        while (Date.now() < ${start} + i * 50) {}
+        try { lockFolder(round); taken += 'W'; } catch { taken += '-'; }
+      }
+      process.stdout.write(taken);
+    `;
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const run = spawn(
+          process.execPath,
+          ['--import', 'tsx', '--input-type=module', '-e', child],
+          { stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        let out = '';
+        run.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+        await new Promise((resolve) => run.once('exit', resolve));
+        return out;
+      }),
+    );
+    expect(outcomes.map((out) => out.length)).toEqual([20, 20, 20, 20]);
+    const winners = rounds.map((_, i) => outcomes.filter((out) => out[i] === 'W').length);
+    expect(winners).toEqual(rounds.map(() => 1));
+  }, 60_000);
 
   it('leaves the lock of whoever took the folder over when it closes', async () => {
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);

@@ -33,8 +33,7 @@ function bootId(): string {
  * other's commits. A lock left on this host by a process that is gone (a crash, a reboot,
  * a container restarted with the same pid) is taken over; one written on another host (a
  * second container on the same volume) is never, since its process cannot be checked from
- * here. Best effort: two processes taking over one stale lock at the same instant could
- * both win. Returns the release.
+ * here. Returns the release.
  */
 export function lockFolder(dir: string): () => void {
   const key = fs.realpathSync(dir);
@@ -57,7 +56,9 @@ export function lockFolder(dir: string): () => void {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
-      const owner = readOwner(file);
+      const found = readLock(file);
+      if (found === undefined) continue;
+      const owner = parseOwner(found);
       if (owner && !isStale(owner, key, me)) {
         const where = owner.host === me.host ? '' : ` on host ${owner.host}`;
         throw new Error(
@@ -65,23 +66,61 @@ export function lockFolder(dir: string): () => void {
             `(if that process is gone, delete ${file})`,
         );
       }
-      fs.rmSync(file, { force: true });
+      takeOver(file, found, me.token);
     }
   } finally {
     fs.rmSync(draft, { force: true });
   }
 }
 
+/**
+ * Removes the stale lock `judged` (its text) so that the next link can take the folder.
+ * Processes that start together all find the same stale lock: a plain delete could then
+ * remove the lock one of them has just made, and both would run. So the lock is first
+ * moved aside, which only one of them can do to any one file, and a lock moved aside that
+ * is not the stale one (another process took over first) is put back.
+ */
+function takeOver(file: string, judged: string, token: string): void {
+  const aside = `${file}.${token}.stale`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    if (readLock(aside) !== judged) fs.linkSync(aside, file);
+  } catch (err) {
+    // A third process linked its lock in the moment the file was away, and runs beside the
+    // one whose lock this moved: the case this cannot settle, three starts within
+    // microseconds of one another. The caller's next look finds that third lock.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    fs.rmSync(aside, { force: true });
+  }
+}
+
 function release(key: string, file: string, token: string): void {
   held.delete(key);
   // Only our own lock: after a takeover the file may be another process's.
-  if (readOwner(file)?.token === token) fs.rmSync(file, { force: true });
+  const found = readLock(file);
+  if (found !== undefined && parseOwner(found)?.token === token) fs.rmSync(file, { force: true });
 }
 
-/** The lock's owner, or undefined for a file that is gone or not a lock of ours. */
-function readOwner(file: string): LockOwner | undefined {
+/** The lock file's text, or undefined when there is none. */
+function readLock(file: string): string | undefined {
   try {
-    const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner> | null;
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** The lock's owner, or undefined for a text that is not a lock of ours. */
+function parseOwner(text: string): LockOwner | undefined {
+  try {
+    const owner = JSON.parse(text) as Partial<LockOwner> | null;
     if (typeof owner?.pid !== 'number' || typeof owner.host !== 'string') return undefined;
     return {
       pid: owner.pid,
