@@ -13,6 +13,22 @@ afterAll(async () => {
 });
 
 const asset = (hash: string) => `/api/v1/can/0/asset/${hash}`;
+
+/** What `action` flushed to the disk with fs.fsync (files and folders, by path). */
+async function flushedDuring(action: () => Promise<unknown>): Promise<string[]> {
+  const flushed: string[] = [];
+  const fsync = fs.fsync;
+  fs.fsync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+    flushed.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+    fsync(fd, callback);
+  }) as typeof fs.fsync;
+  try {
+    await action();
+  } finally {
+    fs.fsync = fsync;
+  }
+  return flushed;
+}
 const meta = async (hash: string) =>
   (
     (
@@ -104,6 +120,35 @@ describe('PATCH', () => {
     expect(fs.existsSync(sidecar)).toBe(false);
     expect((await xattrsOf(t, filename)).description).toBe('short');
   });
+
+  // The flushed files are named through /proc.
+  const onLinux = process.platform === 'linux' ? it : it.skip;
+
+  onLinux(
+    "flushes the rewritten attributes, and a sidecar's removal, before answering",
+    async () => {
+      const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt');
+      const root = fs.realpathSync(t.storageRoot);
+      const file = path.join(root, filename);
+      const patch = (body: object) => request(t.app).patch(asset(hash)).send(body).expect(200);
+      expect(await flushedDuring(() => patch({ tags: ['kept'] }))).toEqual([file]);
+      expect(await flushedDuring(() => request(t.app).delete(asset(hash)).expect(200))).toEqual([
+        file,
+      ]);
+      expect(
+        await flushedDuring(() =>
+          request(t.app)
+            .post(`${asset(hash)}/restore`)
+            .expect(200),
+        ),
+      ).toEqual([file]);
+      await patch({ description: 'L'.repeat(16_384) });
+      const meta = path.join(root, '.meta');
+      // Back in the attributes: they are flushed, then the sidecar's folder once it is gone.
+      expect(await flushedDuring(() => patch({ description: 'short' }))).toEqual([file, meta]);
+      expect((await xattrsOf(t, filename)).tags).toBe('["kept"]');
+    },
+  );
 
   it.each([
     [{ name: 'x' }, 'invalid body: unknown field "name"'],

@@ -26,17 +26,28 @@ export class AlternateStreamAttributeStore implements AttributeStore {
     for (const key of ATTRIBUTE_KEYS) {
       const value = encoded.get(key);
       if (value === undefined) await fs.rm(`${file}:can.${key}`, { force: true });
-      else await fs.writeFile(`${file}:can.${key}`, value, 'utf8');
+      else await writeStream(`${file}:can.${key}`, value);
     }
   }
 
   async writeNew(file: string, _name: string, attrs: AssetAttributes): Promise<void> {
     for (const [key, value] of encodeAttributes(attrs)) {
-      await fs.writeFile(`${file}:can.${key}`, value, 'utf8');
+      await writeStream(`${file}:can.${key}`, value);
     }
   }
 
   async remove(file: string): Promise<void> {
     for (const key of ATTRIBUTE_KEYS) await fs.rm(`${file}:can.${key}`, { force: true });
+  }
+}
+
+/** Each stream is flushed through its own handle: the ingest's flush of the main stream is not counted on for the others. */
+async function writeStream(stream: string, value: string): Promise<void> {
+  const handle = await fs.open(stream, 'w');
+  try {
+    await handle.writeFile(value, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

@@ -1,6 +1,22 @@
 import fs from 'node:fs';
 
 /**
+ * fsync on a file: its content, size and attributes reach the disk. Only the fsync, the
+ * one step that waits for the disk, goes to the thread pool; opening and closing an
+ * existing file are quick syscalls.
+ */
+export async function fsyncFile(file: string): Promise<void> {
+  const fd = fs.openSync(file, 'r+');
+  try {
+    await new Promise<void>((resolve, reject) =>
+      fs.fsync(fd, (err) => (err ? reject(err) : resolve())),
+    );
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * fsync on a folder: makes a rename or unlink in it durable (a no-op where unsupported).
  * Opening and closing are quick syscalls; only the fsync goes to the thread pool.
  */

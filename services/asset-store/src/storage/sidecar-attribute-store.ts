@@ -85,17 +85,17 @@ export class SidecarAttributeStore implements AttributeStore {
   }
 
   /**
-   * Synchronous: every native write ends here and almost always finds no sidecar, and one
-   * quick unlink costs less than a thread-pool round trip (sidecars are small files).
+   * The unlink is synchronous: every native write ends here and almost always finds no
+   * sidecar, and one quick unlink costs less than a thread-pool round trip. A sidecar that
+   * was there is the file's truth until its removal is durable, so the folder is flushed.
    */
-  remove(file: string): Promise<void> {
-    return new Promise<void>((resolve) => {
-      try {
-        fsSync.unlinkSync(this.sidecarPath(file));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-      resolve();
-    });
+  async remove(file: string): Promise<void> {
+    try {
+      fsSync.unlinkSync(this.sidecarPath(file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    await this.#metaSync.sync();
   }
 }

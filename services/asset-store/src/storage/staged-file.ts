@@ -149,22 +149,6 @@ export async function stageBuffer(
   return stageStream(tmpDir, timestamp, [content]);
 }
 
-/**
- * fsync on a file: its content, size and attributes reach the disk. Only the fsync, the
- * one step that waits for the disk, goes to the thread pool; opening and closing an
- * existing file are quick syscalls.
- */
-export async function fsyncFile(file: string): Promise<void> {
-  const fd = fsSync.openSync(file, 'r+');
-  try {
-    await new Promise<void>((resolve, reject) =>
-      fsSync.fsync(fd, (err) => (err ? reject(err) : resolve())),
-    );
-  } finally {
-    fsSync.closeSync(fd);
-  }
-}
-
 /** Removes a file if it is there (a plain unlink: `fs.rm` costs extra syscalls). */
 export async function discardFile(file: string): Promise<void> {
   try {
