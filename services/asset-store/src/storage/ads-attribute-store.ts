@@ -41,7 +41,10 @@ export class AlternateStreamAttributeStore implements AttributeStore {
   }
 }
 
-/** Each stream is flushed through its own handle: the ingest's flush of the main stream is not counted on for the others. */
+/**
+ * Each stream is flushed through its own handle: the ingest's flush of the main stream is
+ * not counted on for the others.
+ */
 async function writeStream(stream: string, value: string): Promise<void> {
   const handle = await fs.open(stream, 'w');
   try {
