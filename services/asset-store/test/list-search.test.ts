@@ -167,6 +167,11 @@ describe('GET /list', () => {
     ['limit', '2.5', 'invalid limit: expected an integer from 1 to 1000'],
     ['limit', 'ten', 'invalid limit: expected an integer from 1 to 1000'],
     ['offset', '-1', 'invalid offset: expected an integer >= 0'],
+    [
+      'offset',
+      '9007199254740992',
+      'invalid offset: expected an integer from 0 to 9007199254740991',
+    ],
     ['offset_time', 'yesterday', 'invalid offset_time: expected an integer >= 0'],
     ['order', 'up', 'invalid order: expected asc or desc'],
     ['include_trashed', 'yes', 'invalid include_trashed: expected true, false, 1 or 0'],
@@ -312,6 +317,11 @@ describe('GET /search', () => {
     ['hash', '', 'invalid hash: expected 1 to 64 hexadecimal characters'],
     ['start_time', '-5', 'invalid start_time: expected an integer >= 0'],
     ['end_time', '1e3', 'invalid end_time: expected an integer >= 0'],
+    [
+      'start_time',
+      '9223372036854775807',
+      'invalid start_time: expected an integer from 0 to 9007199254740991',
+    ],
     ['tags', 'ok,' + 't'.repeat(65), 'invalid tags: expected each tag to have 1-64 characters'],
     [
       'tags',

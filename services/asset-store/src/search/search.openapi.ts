@@ -18,13 +18,14 @@ const query = (name: string, description: string, schema: JsonObject): JsonObjec
 const flag = (name: string, description: string) =>
   query(name, description, { type: 'string', enum: ['true', 'false', '1', '0'], default: 'false' });
 
-const timestamp = { type: 'integer', minimum: 0 };
+const timestamp = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 
 const pageParameters: JsonObject[] = [
   query('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: 1000, default: 50 }),
   query('offset', 'Matches skipped (after offset_time narrowed them).', {
     type: 'integer',
     minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
     default: 0,
   }),
   query(

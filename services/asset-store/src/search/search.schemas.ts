@@ -4,15 +4,19 @@ import { assetErrors } from '../errors.js';
 
 const INTEGER = /^\d+$/;
 
-/** A query value that must be a whole number within bounds (query strings only carry text). */
+/**
+ * A query value that must be a whole number within bounds (query strings only carry text).
+ * Without an upper bound of its own, a value is still kept to what a JSON number holds
+ * exactly, and a value past that is told so rather than just "an integer".
+ */
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  const expected =
-    max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`;
+  const range = `an integer from ${min} to ${max}`;
+  const expected = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : range;
   return z
     .string()
     .regex(INTEGER, expected)
     .transform(Number)
-    .refine((n) => n >= min && n <= max, expected);
+    .refine((n) => n >= min && n <= max, range);
 }
 
 function boolean() {
