@@ -75,21 +75,23 @@ describe('GET /.well-known/webfinger', () => {
     },
   );
 
-  it.each(['acct:alice', 'acct:@relay.test', 'acct:alice@', 'acct:'])(
-    'answers 400 for %s (no handle@server)',
+  it.each(['acct:alice', 'acct:alice.relay.test', 'acct:'])(
+    'answers 400 for %s (no @ between handle and server)',
     async (resource) => {
       const res = await finger(resource).expect(400);
       expect(res.body).toEqual(err('bad_request', 'resource must be acct:<handle>@<server>'));
     },
   );
 
-  it('answers 404 when the server part names another server', async () => {
+  it('answers 404 when the server part names another server, or none', async () => {
     const { handle } = await registerHandle(t.app, SERVER);
-    const res = await finger(`acct:${handle}@other.test`).expect(404);
-    expect(res.body).toEqual(err('not_found', 'resource is not on this server'));
+    for (const resource of [`acct:${handle}@other.test`, `acct:${handle}@`]) {
+      const res = await finger(resource).expect(404);
+      expect(res.body).toEqual(err('not_found', 'resource is not on this server'));
+    }
   });
 
-  it.each([uniqueHandle(), 'admin', 'x'])(
+  it.each([uniqueHandle(), 'admin', 'x', '', 'a@b'])(
     'answers 404 for the unregistered handle %s',
     async (h) => {
       const res = await finger(`acct:${h}@${SERVER}`).expect(404);

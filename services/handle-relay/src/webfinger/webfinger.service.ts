@@ -3,13 +3,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { sigchainUrl } from '../handles/handle-record.js';
-import {
-  foldHandle,
-  fqhn,
-  isValidHandle,
-  parseQualifiedHandle,
-  sameServer,
-} from '../handles/handle-rules.js';
+import { foldHandle, fqhn, isValidHandle, sameServer } from '../handles/handle-rules.js';
 import { findHandle } from '../handles/handle.repository.js';
 
 /** A JSON Resource Descriptor (RFC 7033) as the relay answers it. */
@@ -36,12 +30,15 @@ export async function resolveWebFinger(deps: WebFingerDeps, resource: unknown): 
     throw relayErrors.badRequest('resource must be given once');
   }
   if (!resource.toLowerCase().startsWith(ACCT)) throw relayErrors.resourceNotAcct();
-  const parts = parseQualifiedHandle(resource.slice(ACCT.length));
-  if (!parts) throw relayErrors.badRequest('resource must be acct:<handle>@<server>');
-  if (!sameServer(parts.server, config.server)) {
+  // The spec's second step asks only for the `@`: an empty server part is then another
+  // server (404), and an empty handle a malformed one, which lookups answer 404 (contract).
+  const account = resource.slice(ACCT.length);
+  const at = account.lastIndexOf('@');
+  if (at < 0) throw relayErrors.badRequest('resource must be acct:<handle>@<server>');
+  if (!sameServer(account.slice(at + 1), config.server)) {
     throw relayErrors.notFound('resource is not on this server');
   }
-  const handle = foldHandle(parts.handle);
+  const handle = foldHandle(account.slice(0, at));
   const row = isValidHandle(handle) ? await findHandle(deps.db, handle) : undefined;
   if (!row) throw relayErrors.unknownHandle();
   const specBase = config.spec_base.replace(/\/+$/, '');
