@@ -29,7 +29,23 @@ export const errors = {
   internal: (message = 'internal error') => new AppError(500, 'internal', message),
   notImplemented: (message: string) => new AppError(501, 'not_implemented', message),
   unavailable: (message: string) => new AppError(503, 'unavailable', message),
+  insufficientStorage: () =>
+    new AppError(
+      507,
+      'insufficient_storage',
+      'insufficient storage: the server is out of disk space',
+    ),
 };
+
+/**
+ * The disk (or the user's quota) is full, in the file system's words or the database's
+ * (SQLSTATE 53100). Not the client's doing, but not a fault it should read as one either:
+ * the same request can succeed once space is freed.
+ */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === '53100';
+}
 
 interface PgLikeError {
   code?: unknown;

@@ -182,6 +182,32 @@ describe('error handler without request logging', () => {
   });
 });
 
+describe('a full disk', () => {
+  it.each([
+    ['the file system', { code: 'ENOSPC', errno: -28, syscall: 'write' }],
+    ['a quota', { code: 'EDQUOT', errno: -122, syscall: 'write' }],
+    ['the database', { code: '53100', severity: 'ERROR' }],
+  ])('reported by %s is answered 507 and logged with its cause', async (_by, fields) => {
+    const { logger, lines } = capturingLogger();
+    const app = express();
+    app.post('/store', () => {
+      throw Object.assign(new Error('no space left on device'), fields);
+    });
+    app.use(errorHandler(assetStoreError, logger));
+    const res = await request(app).post('/store').expect(507);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'insufficient storage: the server is out of disk space',
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      msg: 'unhandled error',
+      err: { code: fields.code },
+    });
+  });
+});
+
 describe('errors raised by Express helpers', () => {
   it('keeps their client status and gives it a matching code', async () => {
     const app = express();

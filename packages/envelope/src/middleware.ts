@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
-import { AppError, errors, fromDatabaseError } from './errors.js';
+import { AppError, errors, fromDatabaseError, isOutOfSpace } from './errors.js';
 import { attachErrorToRequestLine } from './request-logging.js';
 
 interface BodyParserError {
@@ -55,7 +55,11 @@ export function sendError(res: Response, err: AppError, render: ErrorRenderer): 
   res.status(err.status).json(render(err));
 }
 
-/** What an error is answered with; an unexpected one is logged once and becomes a bare 500. */
+/**
+ * What an error is answered with. An unexpected one is logged once and becomes a bare 500;
+ * a full disk is logged the same way, for the operator, and answered 507 so the client
+ * knows to try again later.
+ */
 function answerFor(err: unknown, res: ServerResponse, logger: Logger): AppError {
   const known = toAppError(err);
   if (known) return known;
@@ -63,7 +67,7 @@ function answerFor(err: unknown, res: ServerResponse, logger: Logger): AppError 
   // request, carrying the real stack); without it, it is logged here.
   const error = err instanceof Error ? err : new Error(String(err));
   if (!attachErrorToRequestLine(res, error)) logger.error({ err }, 'unhandled error');
-  return errors.internal();
+  return isOutOfSpace(err) ? errors.insufficientStorage() : errors.internal();
 }
 
 /**

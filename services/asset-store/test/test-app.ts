@@ -19,12 +19,18 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** Builds an app on a fresh database and an empty temporary storage root. */
+/**
+ * Builds an app on a fresh database and an empty storage root: a temporary folder, or the
+ * `storage_root` given (which the test then owns).
+ */
 export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
 ): Promise<TestApp> {
-  const storageRoot = fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
+  const storageRoot =
+    typeof overrides.storage_root === 'string'
+      ? overrides.storage_root
+      : fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
   const config = Object.freeze(
     configSchema.parse({ storage_root: storageRoot, log_level: 'silent', ...overrides }),
   );

@@ -46,6 +46,7 @@ const ingestAnswers = {
     400: 'Invalid input (named in the message)',
     413: 'Content over the limit; nothing kept',
     500: 'Unexpected failure; nothing kept',
+    507: 'The storage disk is full; nothing kept, the same request may succeed later',
   }),
 };
 
