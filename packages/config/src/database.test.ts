@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -307,7 +308,8 @@ describe('the embedded database in a folder', () => {
 
   it('lets exactly one of several processes starting together take over a stale lock', async () => {
     // Each child tries one lock per round, all at the round's instant, and holds what it
-    // takes until it exits, so every round's lock is either stale or held by a live process.
+    // takes until every child is done, so each round's lock is stale or held by a live
+    // process, and a child that starts late finds the winners still there.
     const rounds = Array.from({ length: 20 }, (_, i) => path.join(dir, `round-${i}`));
     const stalePid = spawnSync(process.execPath, ['-e', '']).pid;
     for (const round of rounds) {
@@ -323,25 +325,51 @@ describe('the embedded database in a folder', () => {
         while (Date.now() < ${start} + i * 50) {}
         try { lockFolder(round); taken += 'W'; } catch { taken += '-'; }
       }
-      process.stdout.write(taken);
+      process.stdout.write(taken + '\\n');
+      process.stdin.resume();
     `;
-    const outcomes = await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        const run = spawn(
-          process.execPath,
-          ['--import', 'tsx', '--input-type=module', '-e', child],
-          { stdio: ['ignore', 'pipe', 'inherit'] },
-        );
-        let out = '';
-        run.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-        await new Promise((resolve) => run.once('exit', resolve));
-        return out;
+    const children = Array.from({ length: 4 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], {
+        stdio: ['pipe', 'pipe', 'inherit'],
       }),
     );
-    expect(outcomes.map((out) => out.length)).toEqual([20, 20, 20, 20]);
-    const winners = rounds.map((_, i) => outcomes.filter((out) => out[i] === 'W').length);
-    expect(winners).toEqual(rounds.map(() => 1));
+    const exited = children.map((run) => new Promise((resolve) => run.once('exit', resolve)));
+    try {
+      const outcomes = await Promise.all(
+        children.map(
+          (run) =>
+            new Promise<string>((resolve) => {
+              let out = '';
+              run.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+                out += chunk;
+                if (out.endsWith('\n')) resolve(out.trim());
+              });
+              void exited[children.indexOf(run)]!.then(() => resolve(out.trim()));
+            }),
+        ),
+      );
+      expect(outcomes.map((out) => out.length)).toEqual([20, 20, 20, 20]);
+      const winners = rounds.map((_, i) => outcomes.filter((out) => out[i] === 'W').length);
+      expect(winners).toEqual(rounds.map(() => 1));
+    } finally {
+      for (const run of children) run.stdin.end();
+      await Promise.all(exited);
+    }
   }, 60_000);
+
+  it('clears the break mark of a process that died taking over a stale lock', async () => {
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeLock({ pid: gone, token: 'stale' });
+    const stale = fs.readFileSync(lockFile(), 'utf8');
+    const mark = `${lockFile()}.break.${createHash('sha256').update(stale).digest('hex').slice(0, 16)}`;
+    // What the dead process linked there: its own lock draft, on this host, this boot.
+    fs.writeFileSync(mark, JSON.stringify({ ...(JSON.parse(stale) as object), token: 'draft' }));
+    embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
+    expect(lockHolder()).toBe(process.pid);
+    expect(fs.readdirSync(dir).filter((name) => name.startsWith('service.lock'))).toEqual([
+      'service.lock',
+    ]);
+  });
 
   it('leaves the lock of whoever took the folder over when it closes', async () => {
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);

@@ -1,10 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /** The lock's file in the folder. */
 const LOCK_FILE = 'service.lock';
+
+/** How long a start waits for another process to finish removing a stale lock. */
+const TAKEOVER_WAIT_MS = 10_000;
 
 /** Who holds a folder, as its lock file says. */
 interface LockOwner {
@@ -46,6 +49,7 @@ export function lockFolder(dir: string): () => void {
   };
   const draft = `${file}.${me.token}`;
   fs.writeFileSync(draft, JSON.stringify(me));
+  const giveUpAt = Date.now() + TAKEOVER_WAIT_MS;
   try {
     for (;;) {
       try {
@@ -66,7 +70,12 @@ export function lockFolder(dir: string): () => void {
             `(if that process is gone, delete ${file})`,
         );
       }
-      takeOver(file, found, me.token);
+      if (!removeStale(file, found, draft, key, me)) {
+        if (Date.now() > giveUpAt) {
+          throw new Error(`another process is taking over the stale lock ${file}; try again`);
+        }
+        pause(1);
+      }
     }
   } finally {
     fs.rmSync(draft, { force: true });
@@ -74,30 +83,40 @@ export function lockFolder(dir: string): () => void {
 }
 
 /**
- * Removes the stale lock `judged` (its text) so that the next link can take the folder.
- * Processes that start together all find the same stale lock: a plain delete could then
- * remove the lock one of them has just made, and both would run. So the lock is first
- * moved aside, which only one of them can do to any one file, and a lock moved aside that
- * is not the stale one (another process took over first) is put back.
+ * Removes the stale lock whose text is `judged`, unless another process is at it; answers
+ * whether it was this one. Processes that start together all find the same stale lock, and
+ * a plain delete by each could remove the lock one of them has just made. So only the one
+ * that creates the lock's break mark (named after the stale text) deletes it, and only
+ * while the lock still reads so: no one else deletes a lock with that text, and a stale
+ * lock never comes back. A mark whose maker is gone (it died at this) is cleared.
  */
-function takeOver(file: string, judged: string, token: string): void {
-  const aside = `${file}.${token}.stale`;
+function removeStale(
+  file: string,
+  judged: string,
+  draft: string,
+  key: string,
+  me: LockOwner,
+): boolean {
+  const mark = `${file}.break.${createHash('sha256').update(judged).digest('hex').slice(0, 16)}`;
   try {
-    fs.renameSync(file, aside);
+    fs.linkSync(draft, mark);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
-  }
-  try {
-    if (readLock(aside) !== judged) fs.linkSync(aside, file);
-  } catch (err) {
-    // A third process linked its lock in the moment the file was away, and runs beside the
-    // one whose lock this moved: the case this cannot settle, three starts within
-    // microseconds of one another. The caller's next look finds that third lock.
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  } finally {
-    fs.rmSync(aside, { force: true });
+    const maker = parseOwner(readLock(mark) ?? '');
+    if (!maker || isStale(maker, key, me)) fs.rmSync(mark, { force: true });
+    return false;
   }
+  try {
+    if (readLock(file) === judged) fs.rmSync(file, { force: true });
+  } finally {
+    fs.rmSync(mark, { force: true });
+  }
+  return true;
+}
+
+/** Blocks this thread for `ms` (a lock is taken once, at start-up, before serving). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function release(key: string, file: string, token: string): void {
