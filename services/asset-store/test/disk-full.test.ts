@@ -29,8 +29,15 @@ beforeAll(async () => {
   t = await createTestApp('disk_full', { storage_root: root });
 });
 afterAll(async () => {
-  if (mounted) execFileSync('umount', [root]);
-  await t.close();
+  try {
+    await t?.close();
+  } finally {
+    try {
+      if (mounted) execFileSync('umount', [root]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }
 });
 
 const INSUFFICIENT = {

@@ -27,10 +27,8 @@ export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
 ): Promise<TestApp> {
-  const storageRoot =
-    typeof overrides.storage_root === 'string'
-      ? overrides.storage_root
-      : fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
+  const given = typeof overrides.storage_root === 'string' ? overrides.storage_root : undefined;
+  const storageRoot = given ?? fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
   const config = Object.freeze(
     configSchema.parse({ storage_root: storageRoot, log_level: 'silent', ...overrides }),
   );
@@ -57,7 +55,7 @@ export async function createTestApp(
     close: async () => {
       await index.close();
       await testDb.drop();
-      fs.rmSync(storageRoot, { recursive: true, force: true });
+      if (!given) fs.rmSync(storageRoot, { recursive: true, force: true });
     },
   };
 }

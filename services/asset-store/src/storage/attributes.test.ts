@@ -93,6 +93,37 @@ describe('the fallback', () => {
     );
     await expect(store.write(path.join(dir, 'f'), base)).rejects.toMatchObject({ code: 'EIO' });
   });
+
+  it('flushes a rewrite, and a failed flush is not a refusal: no sidecar, the set kept', async () => {
+    const warnings: unknown[] = [];
+    const sidecar = new SidecarAttributeStore(path.join(dir, '.meta'));
+    const xattr = await XattrAttributeStore.load();
+    const store = new FallbackAttributeStore(xattr, sidecar, {
+      warn: (o: unknown) => warnings.push(o),
+    });
+    const file = path.join(dir, 'f.txt');
+    fs.writeFileSync(file, 'x');
+    const flushed: string[] = [];
+    const fsync = fs.fsync;
+    try {
+      fs.fsync = ((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+        flushed.push(fs.readlinkSync(`/proc/self/fd/${fd}`));
+        fsync(fd, callback);
+      }) as typeof fs.fsync;
+      await store.write(file, base);
+      expect(flushed).toEqual([fs.realpathSync(file)]);
+      // The flush answering with a code a refusal also has.
+      fs.fsync = ((_fd: number, callback: (err: NodeJS.ErrnoException | null) => void) =>
+        callback(Object.assign(new Error('EACCES'), { code: 'EACCES' }))) as typeof fs.fsync;
+      const edited = { ...base, tags: ['edited'] };
+      await expect(store.write(file, edited)).rejects.toMatchObject({ code: 'EACCES' });
+    } finally {
+      fs.fsync = fsync;
+    }
+    expect(warnings).toEqual([]);
+    expect(fs.existsSync(sidecar.sidecarPath(file))).toBe(false);
+    expect(await xattr.read(file)).toEqual({ ...base, tags: ['edited'] });
+  });
 });
 
 describe('a sidecar for a name at the 255-byte cap', () => {

@@ -22,7 +22,7 @@ export interface AssetAttributes {
 export interface AttributeStore {
   /** The file's attributes, or undefined when it has none (or they are unreadable). */
   read(file: string): Promise<AssetAttributes | undefined>;
-  /** Replaces the file's whole set, on the disk by the time it resolves. */
+  /** Replaces the file's whole set. */
   write(file: string, attrs: AssetAttributes): Promise<void>;
   /**
    * Gives a new file, which has no attributes yet, its set while it still sits at a

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { AlternateStreamAttributeStore } from './ads-attribute-store.js';
 import { isRefusal, type AssetAttributes, type AttributeStore } from './attributes.js';
+import { fsyncFile } from './folder-sync.js';
 import { SidecarAttributeStore } from './sidecar-attribute-store.js';
 import { XattrAttributeStore } from './xattr-attribute-store.js';
 
@@ -8,7 +9,7 @@ import { XattrAttributeStore } from './xattr-attribute-store.js';
  * Native attributes first; per file, when the file system refuses them (no user xattrs, or
  * values too large), the whole set goes to the sidecar instead and a warning is logged
  * once. A sidecar, when present, is the file's truth: it is removed whenever the native
- * write succeeds again.
+ * write succeeds again. Either way a rewrite is on the disk when `write` resolves.
  */
 export class FallbackAttributeStore implements AttributeStore {
   #warned = false;
@@ -41,6 +42,10 @@ export class FallbackAttributeStore implements AttributeStore {
       await this.native.remove(file).catch(() => undefined);
       return;
     }
+    // A rewrite (PATCH, trash, restore, a verifier finding) comes after the ingest's fsync:
+    // unflushed, a crash could bring the old set back for a rebuild to put over the newer
+    // row. Flushed out here, since a failed flush is not the file system refusing the set.
+    await fsyncFile(file);
     await this.sidecar.remove(file);
   }
 

@@ -1,4 +1,3 @@
-import { fsyncFile } from './folder-sync.js';
 import {
   ATTRIBUTE_KEYS,
   decodeOrUndefined,
@@ -59,8 +58,8 @@ export class XattrAttributeStore implements AttributeStore {
     });
   }
 
-  async write(file: string, attrs: AssetAttributes): Promise<void> {
-    await attempt(() => {
+  write(file: string, attrs: AssetAttributes): Promise<void> {
+    return attempt(() => {
       const existing = new Set(this.xattr.listAttributesSync(file));
       const encoded = encodeAttributes(attrs);
       for (const key of ATTRIBUTE_KEYS) {
@@ -69,10 +68,6 @@ export class XattrAttributeStore implements AttributeStore {
         else if (existing.has(XATTR_PREFIX + key)) this.removeOne(file, key);
       }
     });
-    // A rewrite (PATCH, trash, restore, a verifier finding) comes after the ingest's fsync:
-    // unflushed, a crash could bring the old set back, and a rebuild would then put it over
-    // the newer row.
-    await fsyncFile(file);
   }
 
   writeNew(file: string, _name: string, attrs: AssetAttributes): Promise<void> {
