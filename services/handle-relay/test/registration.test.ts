@@ -1,4 +1,5 @@
 import request from 'supertest';
+import nacl from 'tweetnacl';
 import {
   generateKeyPair,
   primaryOf,
@@ -85,6 +86,28 @@ describe('POST /v1/register: a valid claim', () => {
     const tampered = { ...body, payload: { ...payload, handle: uniqueHandle(), note: 'changed' } };
     const res = await post(tampered).expect(400);
     expect(res.body).toEqual(badRequest('registration signature did not verify'));
+  });
+
+  it('verifies the RFC 8785 form of a payload holding a toJSON member, keys sorted inside it too', async () => {
+    const handle = uniqueHandle();
+    const keys = generateKeyPair();
+    const primary = primaryOf(keys.publicKey);
+    // As a strict RFC 8785 signer writes it, by hand: every object's keys sorted.
+    const canonical =
+      `{"extra":{"a":[{"toJSON":0,"x":2,"y":1}],"b":1,"toJSON":{"a":2,"z":1}},` +
+      `"handle":"${handle}","primary":"${primary}","server":"${SERVER}","ts":${NOW_S}}`;
+    const sig = toHex(nacl.sign.detached(new TextEncoder().encode(canonical), keys.secretKey));
+    // Sent with the keys in another order.
+    const text =
+      `{"payload":{"ts":${NOW_S},"server":"${SERVER}","primary":"${primary}","handle":"${handle}",` +
+      `"extra":{"b":1,"toJSON":{"z":1,"a":2},"a":[{"toJSON":0,"y":1,"x":2}]}},` +
+      `"signature":{"alg":"ed25519-sha512-jcs","key":"${primary}","sig":"${sig}"}}`;
+    await request(t.app)
+      .post('/v1/register')
+      .set('Content-Type', 'application/json')
+      .send(text)
+      .expect(201);
+    expect(await rowsFor(handle)).toHaveLength(1);
   });
 
   it('stores a primary given in uppercase hex as lowercase', async () => {

@@ -1,5 +1,5 @@
-import { canonicalize } from 'json-canonicalize';
 import nacl from 'tweetnacl';
+import { canonicalJson } from './canonical-json.js';
 import { toHex, utf8 } from './hex.js';
 import { primaryOf } from './keys.js';
 
@@ -30,7 +30,7 @@ export function unixNow(): number {
 
 /** Hex Ed25519 signature of the RFC 8785 canonical bytes of `payload`. */
 export function signJcs(payload: unknown, secretKey: Uint8Array): string {
-  return toHex(nacl.sign.detached(utf8(canonicalize(payload)), secretKey));
+  return toHex(nacl.sign.detached(utf8(canonicalJson(payload)), secretKey));
 }
 
 /** Builds and signs a registration envelope for the key's own primary. */

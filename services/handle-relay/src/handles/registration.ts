@@ -1,5 +1,5 @@
-import { canonicalize } from 'json-canonicalize';
 import { verifyEd25519 } from '../auth/ed25519.js';
+import { canonicalJson } from '../client/canonical-json.js';
 import { relayErrors } from '../errors.js';
 import { validate } from '../http/body.js';
 import { formatPrimary, handleProblem, parsePrimary } from './handle-rules.js';
@@ -68,7 +68,7 @@ export function verifyRegistration(
  */
 function canonicalPayload(sent: unknown): string {
   try {
-    return canonicalize(sent);
+    return canonicalJson(sent);
   } catch (err) {
     if (err instanceof RangeError) {
       throw relayErrors.badRequest('registration payload is nested too deeply to canonicalize');
