@@ -64,7 +64,8 @@ describe('the fallback', () => {
     is_corrupted: false,
   };
 
-  it('moves a set too large for ext4 xattrs to the sidecar, warns once, and moves back', async () => {
+  /** The xattr store with its sidecar fallback over one file, and the warnings it logs. */
+  async function fallbackOverXattrs() {
     const warnings: unknown[] = [];
     const sidecar = new SidecarAttributeStore(path.join(dir, '.meta'));
     const xattr = await XattrAttributeStore.load();
@@ -73,6 +74,11 @@ describe('the fallback', () => {
     });
     const file = path.join(dir, 'f.txt');
     fs.writeFileSync(file, 'x');
+    return { warnings, sidecar, xattr, store, file };
+  }
+
+  it('moves a set too large for ext4 xattrs to the sidecar, warns once, and moves back', async () => {
+    const { warnings, sidecar, xattr, store, file } = await fallbackOverXattrs();
     const big = { ...base, description: 'd'.repeat(16_384) };
     await store.write(file, big);
     await store.write(file, big);
@@ -95,14 +101,7 @@ describe('the fallback', () => {
   });
 
   it('flushes a rewrite, and a failed flush is not a refusal: no sidecar, the set kept', async () => {
-    const warnings: unknown[] = [];
-    const sidecar = new SidecarAttributeStore(path.join(dir, '.meta'));
-    const xattr = await XattrAttributeStore.load();
-    const store = new FallbackAttributeStore(xattr, sidecar, {
-      warn: (o: unknown) => warnings.push(o),
-    });
-    const file = path.join(dir, 'f.txt');
-    fs.writeFileSync(file, 'x');
+    const { warnings, sidecar, xattr, store, file } = await fallbackOverXattrs();
     const flushed: string[] = [];
     const fsync = fs.fsync;
     try {
