@@ -73,7 +73,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * afresh (the relay checks the timestamp at connect time); after a drop it reconnects
  * with `Last-Event-ID` set to the last seq seen (or, before the first message, the one the
  * first stream began after), so the relay replays what was missed and nothing arrives
- * twice. A stream silent for `idleMs` is dropped and reconnected the same way. A 4xx answer (bad key, unknown handle) ends it with the error.
+ * twice. A stream silent for `idleMs` is dropped and reconnected the same way. A 4xx
+ * answer (bad key, unknown handle) ends it with the error.
  * Uses fetch and TextDecoder only, so it runs in browsers too.
  */
 export async function followInbox(options: FollowOptions): Promise<void> {
