@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { createAssetHash } from '../src/assets/content-hash.js';
+import { createAssetHash } from '../src/storage/content-hash.js';
 
 /**
  * The ingest baseline: a bare node:http server that streams the raw request body to a

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { createApp } from '../src/app.js';
-import { hashBuffer } from '../src/assets/content-hash.js';
+import { hashBuffer } from '../src/storage/content-hash.js';
 import { configSchema } from '../src/config.js';
 import { openIndex } from '../src/db/database.js';
 import { openAssetStorage } from '../src/storage/asset-storage.js';

@@ -24,6 +24,12 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/health.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
+import type { OpenApiFeature } from './openapi/openapi.js';
+import { adminOpenApi } from './admin/admin.openapi.js';
+import { assetOpenApi } from './assets/asset.openapi.js';
+import { healthOpenApi } from './health/health.openapi.js';
+import { searchOpenApi } from './search/search.openapi.js';
+import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { searchRoutes } from './search/search.routes.js';
 import type { AssetStorage } from './storage/asset-storage.js';
 import type { OwnRenames } from './storage/own-renames.js';
@@ -74,6 +80,15 @@ function adminDeps(deps: AppDeps, verifier: Verifier) {
   };
 }
 
+/** Every feature's part of `/openapi.json`; a new feature adds one line here. */
+const openApiFeatures: readonly OpenApiFeature[] = [
+  healthOpenApi,
+  assetOpenApi,
+  searchOpenApi,
+  thumbnailOpenApi,
+  adminOpenApi,
+];
+
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
 export type App = RequestListener;
 
@@ -101,7 +116,7 @@ export function createApp(deps: AppDeps): App {
     db: deps.db,
     storage: deps.storage,
     logger: deps.logger,
-    verifier,
+    missingFiles: verifier,
   });
   const assetDeps = {
     assets,
@@ -132,7 +147,7 @@ export function createApp(deps: AppDeps): App {
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
   app.use(healthRoutes(deps));
-  app.use(openApiRoutes(deps));
+  app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, deps.logger));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
 import type { App } from '../src/app.js';
-import { hashBuffer } from '../src/assets/content-hash.js';
+import { hashBuffer } from '../src/storage/content-hash.js';
 import type { TestApp } from './test-app.js';
 
 /** The ingest answer as tests read it. */

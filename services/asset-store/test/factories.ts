@@ -3,9 +3,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { AssetRow, NewAssetRow } from '../src/assets/asset.table.js';
-import { hashBuffer } from '../src/assets/content-hash.js';
+import { hashBuffer } from '../src/storage/content-hash.js';
 import type { Database } from '../src/db/database.js';
-import { createAttributeStore, type AssetAttributes } from '../src/storage/attributes.js';
+import type { AssetAttributes } from '../src/storage/attributes.js';
+import { createAttributeStore } from '../src/storage/fallback-attribute-store.js';
 import { physicalFilename, storageLayout, toAbsolutePath } from '../src/storage/layout.js';
 
 let nextTimestamp = 1_700_000_000_000;

@@ -1,4 +1,4 @@
-import { isAssetHash } from '../assets/content-hash.js';
+import { isAssetHash } from '../storage/content-hash.js';
 import { assetErrors } from '../errors.js';
 import type { RebuildMode } from './rebuild.service.js';
 

@@ -5,7 +5,7 @@ import mime from 'mime-types';
 import type { Logger } from 'pino';
 import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import { rowFromAttributes } from '../assets/asset.model.js';
-import { hashFile } from '../assets/content-hash.js';
+import { hashFile } from '../storage/content-hash.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';

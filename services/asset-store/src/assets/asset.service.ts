@@ -5,7 +5,6 @@ import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import { toAbsolutePath } from '../storage/layout.js';
-import type { Verifier } from '../verifier/verifier.service.js';
 import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
   findAssetByHash,
@@ -15,15 +14,21 @@ import {
 } from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
 import type { AssetRow, AssetRowUpdate } from './asset.table.js';
-import { isAssetHash } from './content-hash.js';
+import { isAssetHash } from '../storage/content-hash.js';
 
 /** What reading and changing assets needs from outside. */
 export interface AssetServiceDeps {
   db: Kysely<Database>;
   storage: AssetStorage;
   logger: Pick<Logger, 'warn'>;
-  /** Flags an asset whose file a reader found gone. */
-  verifier: Pick<Verifier, 'flagIfMissing'>;
+  /** Told when a reader finds an asset's file gone (the verifier, in the app). */
+  missingFiles: MissingFileReporter;
+}
+
+/** The port a reader reports a vanished file through, so the asset gets flagged corrupted. */
+export interface MissingFileReporter {
+  /** Flags the asset when its file is really gone; a file that is back is left alone. */
+  flagIfMissing(row: AssetRow): Promise<void>;
 }
 
 /** An asset whose file is there to be served. */
@@ -102,7 +107,7 @@ export class AssetService {
     if ((err as NodeJS.ErrnoException | null)?.code !== 'ENOENT') return err;
     const settled = await findAssetByHashSettled(this.deps.db, hash);
     if (!settled) return assetErrors.notFound();
-    await this.deps.verifier.flagIfMissing(settled);
+    await this.deps.missingFiles.flagIfMissing(settled);
     return assetErrors.missingFile();
   }
 

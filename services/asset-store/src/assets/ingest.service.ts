@@ -1,15 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { fileTypeFromBuffer } from 'file-type';
 import type { PipelinedSession } from '@svc/config/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
+import { AssetFiles } from '../storage/asset-files.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
 import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
-import { FolderSync, fsyncFile } from '../storage/folder-sync.js';
 import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
@@ -47,11 +45,11 @@ export interface StagedUpload {
  * so an unacknowledged ingest leaves no file, no attributes and no row.
  */
 export class IngestService {
-  readonly #rootSync: FolderSync;
+  readonly #files: AssetFiles;
   readonly #index: AssetIndexWriter;
 
   constructor(private readonly deps: IngestDeps) {
-    this.#rootSync = new FolderSync(deps.storage.layout.root);
+    this.#files = new AssetFiles(deps.storage, deps.ownRenames);
     this.#index = new AssetIndexWriter(deps.db, deps.indexSession);
   }
 
@@ -107,14 +105,13 @@ export class IngestService {
     mimeType: string,
     ext: string,
   ): Promise<IngestResult> {
-    const { layout, attributes } = this.deps.storage;
+    const { layout } = this.deps.storage;
     const filename = physicalFilename({
       timestamp: staged.timestamp,
       hash: staged.hash,
       tags: fields.tags,
       ext,
     });
-    const finalPath = path.join(layout.root, filename);
     const attrs: AssetAttributes = {
       hash: staged.hash,
       timestamp: staged.timestamp,
@@ -128,32 +125,17 @@ export class IngestService {
       is_trashed: false,
       is_corrupted: false,
     };
-    // The file is made durable (attributes, fsync, rename, folder fsync) while the writer
-    // inserts its row, which commits only once the file is durable: a crash leaves at worst
-    // a file the index does not name yet, never a row whose file is gone. The attributes (or
-    // the sidecar, named after the final name) come before the one fsync, which then covers
-    // them too. The rename is synchronous: one quick metadata syscall costs less than a
-    // thread-pool round trip; only the fsyncs wait for the disk. One folder fsync covers
-    // every rename before it, and one insert takes every waiting row.
-    let renamed = false;
-    const durable = (async () => {
-      await attributes.writeNew(staged.tmpPath, filename, attrs);
-      await fsyncFile(staged.tmpPath);
-      this.deps.ownRenames?.announce(filename);
-      fs.renameSync(staged.tmpPath, finalPath);
-      renamed = true;
-      await this.#rootSync.sync();
-    })();
+    // The file is made durable while the writer inserts its row, which commits only once
+    // the file is durable: a crash leaves at worst a file the index does not name yet,
+    // never a row whose file is gone. One insert takes every waiting row.
+    const placement = this.#files.place(staged.tmpPath, filename, attrs);
     try {
       await this.#index.insert(
-        rowFromAttributes(attrs, toRelativePath(layout, finalPath), staged.size),
-        durable,
+        rowFromAttributes(attrs, toRelativePath(layout, placement.finalPath), staged.size),
+        placement.durable,
       );
     } catch (err) {
-      // Native attributes go with the file; a sidecar is kept under the final name.
-      await durable.catch(() => undefined);
-      await attributes.remove(finalPath).catch(() => undefined);
-      await discardFile(renamed ? finalPath : staged.tmpPath);
+      await placement.undo();
       throw err;
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };

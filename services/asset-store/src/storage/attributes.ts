@@ -139,6 +139,3 @@ export async function readIfExists(file: string): Promise<string | undefined> {
     throw err;
   }
 }
-
-// The platform's store is built next to the adapters; re-exported so callers need one import.
-export { createAttributeStore } from './fallback-attribute-store.js';

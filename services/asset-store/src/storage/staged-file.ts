@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { createAssetHash } from '../assets/content-hash.js';
+import { createAssetHash } from './content-hash.js';
 
 /** A plain file descriptor (no FileHandle), so the quick steps after it can be synchronous. */
 const openFile = promisify(fsSync.open);

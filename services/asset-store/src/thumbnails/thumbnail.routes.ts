@@ -1,6 +1,6 @@
 import { methodNotAllowed } from '@svc/envelope';
 import { Router } from 'express';
-import { isAssetHash } from '../assets/content-hash.js';
+import { isAssetHash } from '../storage/content-hash.js';
 import { assetErrors } from '../errors.js';
 import type { Box } from './thumbnail.renderer.js';
 import type { ThumbnailService } from './thumbnail.service.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { hashFile } from '../assets/content-hash.js';
+import { hashFile } from '../storage/content-hash.js';
 
 /** What a check of one stored file found. */
 export type FileState = 'ok' | 'mismatch' | 'missing';
