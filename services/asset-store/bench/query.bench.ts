@@ -16,7 +16,8 @@ import {
   keptCountKey,
   tagIndexKey,
 } from '../src/search/search.repository.js';
-import { parseQuery, searchQuery } from '../src/search/search.schemas.js';
+import { searchQuery } from '../src/search/search.schemas.js';
+import { parseInput } from '../src/validation.js';
 import { searchFilter, windowOf } from '../src/search/search.service.js';
 import { openAssetStorage } from '../src/storage/asset-storage.js';
 
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     const results: { name: string; p50: number; p95: number; total: number; db: number }[] = [];
     for (const [k, s] of prepared.entries()) {
       const sorted = times[k]!.sort((a, b) => a - b);
-      const q = parseQuery(searchQuery, Object.fromEntries(new URLSearchParams(s.query)));
+      const q = parseInput(searchQuery, Object.fromEntries(new URLSearchParams(s.query)), 'query');
       const filter = searchFilter(q);
       const viaTag = await tagIndexKey(db, filter);
       const pagePlan = await explain(assetPageQuery(db, filter, windowOf(q), viaTag));

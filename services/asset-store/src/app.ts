@@ -12,9 +12,11 @@ import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin/admin.routes.js';
+import { PurgeService } from './admin/purge.service.js';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { AssetService } from './assets/asset.service.js';
-import { assetRoutes, multipartIngest, onlyContainerZero } from './assets/asset.routes.js';
+import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
+import { ingestHandler } from './assets/ingest.handler.js';
 import { ingestLane } from './assets/ingest-lane.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
 import { IngestService } from './assets/ingest.service.js';
@@ -31,6 +33,7 @@ import { healthOpenApi } from './health/health.openapi.js';
 import { searchOpenApi } from './search/search.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { searchRoutes } from './search/search.routes.js';
+import { SearchService } from './search/search.service.js';
 import type { AssetStorage } from './storage/asset-storage.js';
 import type { OwnRenames } from './storage/own-renames.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
@@ -63,23 +66,6 @@ export interface AppDeps {
   indexSession?: PipelinedSession;
 }
 
-function adminDeps(deps: AppDeps, verifier: Verifier) {
-  const { db, logger } = deps;
-  const { layout, attributes } = deps.storage;
-  return {
-    adminToken: deps.config.admin_token,
-    verifier,
-    rebuilder: new Rebuilder({
-      db,
-      layout,
-      attributes,
-      logger,
-      errorThreshold: deps.config.rebuild_error_threshold,
-    }),
-    purge: { db, layout, attributes },
-  };
-}
-
 /** Every feature's part of `/openapi.json`; a new feature adds one line here. */
 const openApiFeatures: readonly OpenApiFeature[] = [
   healthOpenApi,
@@ -97,50 +83,60 @@ export type App = RequestListener;
  * Express for everything else. Nothing is wired at import time.
  */
 export function createApp(deps: AppDeps): App {
+  const { db, logger, config } = deps;
+  const { layout, attributes } = deps.storage;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('asset_store');
-  app.use(requestLogging(deps.logger));
+  app.use(requestLogging(logger));
   app.use(metrics.middleware);
-  const { layout, attributes } = deps.storage;
-  const verifier =
-    deps.verifier ?? new Verifier({ db: deps.db, layout, attributes, logger: deps.logger });
-  // The API routers come first: each layer a request passes costs it path matching, and an
-  // ingest is the request that must be cheapest. No other layer matches a path under
-  // API_BASE, so the order changes no answer. Before every other router: the admin bearer
-  // check precedes any body or path parsing.
-  app.use(API_BASE, adminRoutes(adminDeps(deps, verifier)));
-  const timestamps = new TimestampIssuer(deps.clock, () => maxAssetTimestamp(deps.db));
-  const assets = new AssetService({
-    db: deps.db,
+  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger });
+  const assets = new AssetService({ db, storage: deps.storage, logger, missingFiles: verifier });
+  const ingest = new IngestService({
+    db,
     storage: deps.storage,
-    logger: deps.logger,
-    missingFiles: verifier,
+    timestamps: new TimestampIssuer(deps.clock, () => maxAssetTimestamp(db)),
+    ownRenames: deps.ownRenames,
+    indexSession: deps.indexSession,
   });
-  const assetDeps = {
-    assets,
-    ingest: new IngestService({
-      db: deps.db,
-      storage: deps.storage,
-      timestamps,
-      ownRenames: deps.ownRenames,
-      indexSession: deps.indexSession,
-    }),
-    tmpDir: deps.storage.layout.tmp,
-    maxUploadBytes: deps.config.max_upload_bytes,
-    maxJsonBytes: deps.config.max_json_bytes,
-  };
-  const ingestMultipart = multipartIngest(assetDeps);
-  app.use(API_BASE, assetRoutes(assetDeps, ingestMultipart));
-  app.use(API_BASE, searchRoutes(deps));
+  const ingestUpload = ingestHandler({
+    ingest,
+    tmpDir: layout.tmp,
+    maxUploadBytes: config.max_upload_bytes,
+  });
+  const rebuilder = new Rebuilder({
+    db,
+    layout,
+    attributes,
+    logger,
+    errorThreshold: config.rebuild_error_threshold,
+  });
   const thumbnails = new ThumbnailService({
     assets,
     layout,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
-    cacheEnabled: deps.config.enable_thumbnail_cache,
-    logger: deps.logger,
+    cacheEnabled: config.enable_thumbnail_cache,
+    logger,
   });
+  // The API routers come first: each layer a request passes costs it path matching, and an
+  // ingest is the request that must be cheapest. No other layer matches a path under
+  // API_BASE, so the order changes no answer. Before every other router: the admin bearer
+  // check precedes any body or path parsing.
+  app.use(
+    API_BASE,
+    adminRoutes({
+      adminToken: config.admin_token,
+      verifier,
+      rebuilder,
+      purge: new PurgeService({ db, layout, attributes }),
+    }),
+  );
+  app.use(
+    API_BASE,
+    assetRoutes({ assets, ingest, ingestUpload, maxJsonBytes: config.max_json_bytes }),
+  );
+  app.use(API_BASE, searchRoutes({ search: new SearchService({ db }) }));
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app
     .route('/metrics')
@@ -150,8 +146,8 @@ export function createApp(deps: AppDeps): App {
   app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
-  app.use(errorHandler(assetStoreError, deps.logger));
-  const lane = ingestLane({ ingestMultipart, logger: deps.logger, metrics });
+  app.use(errorHandler(assetStoreError, logger));
+  const lane = ingestLane({ ingestUpload, logger, metrics });
   return (req, res) => {
     if (!lane(req, res)) app(req, res);
   };

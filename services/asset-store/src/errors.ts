@@ -5,11 +5,23 @@ import { AppError, errors } from '@svc/envelope';
  * message text is defined once; the envelope renderer turns them into `{status, error}`.
  */
 export const assetErrors = {
-  /** A 400 naming what was wrong with the input. */
-  badRequest: (message: string) => errors.badRequest(message),
-  /** A query or form parameter that is not acceptable, named in the message. */
+  /** A body, form or query that is not a JSON object (a form or query always is). */
+  notAnObject: (source: string) => errors.badRequest(`invalid ${source}: expected a JSON object`),
+  /** A field a strict schema does not know. */
+  unknownField: (source: string, field: string) =>
+    errors.badRequest(`invalid ${source}: unknown field "${field}"`),
+  /** A field whose value is wrong; `problem` says what was expected. */
+  invalidField: (field: string, problem: string) =>
+    errors.badRequest(`invalid ${field}: ${problem}`),
+  /** A query or path parameter that is not acceptable, named in the message. */
   badParameter: (name: string, expected: string) =>
     errors.badRequest(`invalid ${name}: expected ${expected}`),
+  /** Data ingest whose body is not an object holding `data`. */
+  missingData: () => errors.badRequest('invalid body: expected a JSON object with a "data" key'),
+  /** A multipart body the parser cannot read, in the parser's words. */
+  malformedMultipart: (detail: string) => errors.badRequest(`invalid multipart body: ${detail}`),
+  /** A multipart text field longer than the parser takes. */
+  fieldTooLong: (field: string) => errors.badRequest(`invalid ${field}: value too long`),
   /** `{hash}` in a path that is not 64 hexadecimal characters. */
   badHash: () => errors.badRequest('invalid hash: expected 64 hexadecimal characters'),
   /** A container id other than `0`. */
@@ -43,6 +55,8 @@ export const assetErrors = {
     }),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
+  /** `GET /healthz` while the index does not answer. */
+  databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** Admin endpoints while no `admin_token` is configured. */
   adminDisabled: () => errors.forbidden('admin endpoints are disabled: no admin_token configured'),
 };

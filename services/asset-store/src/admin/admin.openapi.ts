@@ -1,6 +1,7 @@
 import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
+  hashParameter,
   successResponse,
   type JsonObject,
   type OpenApiFeature,
@@ -68,14 +69,7 @@ export const adminOpenApi: OpenApiFeature = {
       delete: {
         summary: 'Purge an asset for good: file, thumbnails, attributes and row',
         security,
-        parameters: [
-          {
-            name: 'hash',
-            in: 'path',
-            required: true,
-            schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-          },
-        ],
+        parameters: [hashParameter()],
         responses: {
           '200': successResponse('Purged', { const: 'purged' }),
           ...errorResponses({ 400: 'Malformed hash', ...authErrors, 404: 'Unknown hash' }),

@@ -2,8 +2,9 @@ import { methodNotAllowed, success } from '@svc/envelope';
 import { Router } from 'express';
 import type { Verifier } from '../verifier/verifier.service.js';
 import { adminAuth } from './admin-auth.js';
-import { parseHashParam, parseRebuildMode } from './admin.schemas.js';
-import { purgeAsset, type PurgeDeps } from './purge.service.js';
+import { parseHash } from '../validation.js';
+import { parseRebuildMode } from './admin.schemas.js';
+import type { PurgeService } from './purge.service.js';
 import type { Rebuilder } from './rebuild.service.js';
 
 /** What the admin routes need. */
@@ -11,7 +12,7 @@ export interface AdminRouteDeps {
   adminToken: string | undefined;
   verifier: Verifier;
   rebuilder: Rebuilder;
-  purge: PurgeDeps;
+  purge: PurgeService;
 }
 
 /** `/admin/*`, mounted under `/api/v1/can/0`; the bearer check runs before anything else. */
@@ -33,7 +34,7 @@ export function adminRoutes(deps: AdminRouteDeps): Router {
   router
     .route('/admin/asset/:hash')
     .delete(async (req, res) => {
-      await purgeAsset(deps.purge, parseHashParam(req.params.hash));
+      await deps.purge.purge(parseHash(req.params.hash));
       res.json(success('purged'));
     })
     .all(methodNotAllowed(['DELETE']));

@@ -1,4 +1,3 @@
-import { isAssetHash } from '../storage/content-hash.js';
 import { assetErrors } from '../errors.js';
 import type { RebuildMode } from './rebuild.service.js';
 
@@ -8,10 +7,4 @@ export function parseRebuildMode(query: Record<string, unknown>): RebuildMode {
   if (mode === undefined || mode === 'soft') return 'soft';
   if (mode === 'hard') return 'hard';
   throw assetErrors.badParameter('mode', 'soft or hard');
-}
-
-/** A `{hash}` path segment: 64 hex characters in either case, handled as lowercase. */
-export function parseHashParam(value: string | undefined): string {
-  if (value === undefined || !isAssetHash(value)) throw assetErrors.badHash();
-  return value.toLowerCase();
 }

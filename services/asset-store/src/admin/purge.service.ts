@@ -8,7 +8,7 @@ import { toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { removeCachedThumbnails } from '../thumbnails/thumbnail.cache.js';
 
 /** What purging needs. */
-export interface PurgeDeps {
+export interface PurgeServiceDeps {
   db: Kysely<Database>;
   layout: StorageLayout;
   attributes: AttributeStore;
@@ -21,14 +21,20 @@ export interface PurgeDeps {
  * so a download that finds the file already gone waits for the row and answers 404, not
  * 500 for a missing file.
  */
-export async function purgeAsset(deps: PurgeDeps, hash: string): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    const row = await findAssetByHashForUpdate(trx, hash);
-    if (!row) throw assetErrors.notFound();
-    const file = toAbsolutePath(deps.layout, row.path);
-    await deps.attributes.remove(file);
-    await fs.rm(file, { force: true });
-    await removeCachedThumbnails(deps.layout, hash);
-    await deleteAsset(trx, hash);
-  });
+export class PurgeService {
+  constructor(private readonly deps: PurgeServiceDeps) {}
+
+  /** `DELETE /admin/asset/{hash}`: 404 when no asset has this hash. */
+  async purge(hash: string): Promise<void> {
+    const { db, layout, attributes } = this.deps;
+    await db.transaction().execute(async (trx) => {
+      const row = await findAssetByHashForUpdate(trx, hash);
+      if (!row) throw assetErrors.notFound();
+      const file = toAbsolutePath(layout, row.path);
+      await attributes.remove(file);
+      await fs.rm(file, { force: true });
+      await removeCachedThumbnails(layout, hash);
+      await deleteAsset(trx, hash);
+    });
+  }
 }

@@ -1,6 +1,7 @@
 import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
+  hashParameter,
   ref,
   successResponse,
   type JsonObject,
@@ -9,13 +10,7 @@ import {
 import { MAX_DESCRIPTION, MAX_TEXT } from './asset.schemas.js';
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.js';
 
-const hashParameter: JsonObject = {
-  name: 'hash',
-  in: 'path',
-  required: true,
-  description: 'The asset hash: 64 hexadecimal characters, either case.',
-  schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-};
+const assetHash = hashParameter('The asset hash: 64 hexadecimal characters, either case.');
 
 const text = (max: number, description: string): JsonObject => ({
   type: 'string',
@@ -141,7 +136,7 @@ export const assetOpenApi: OpenApiFeature = {
       },
     },
     [`${API_BASE}/asset/{hash}`]: {
-      parameters: [hashParameter],
+      parameters: [assetHash],
       get: {
         summary: 'Download the content (HEAD, Range and If-None-Match supported)',
         operationId: 'getAsset',
@@ -204,7 +199,7 @@ export const assetOpenApi: OpenApiFeature = {
       },
     },
     [`${API_BASE}/asset/{hash}/meta`]: {
-      parameters: [hashParameter],
+      parameters: [assetHash],
       get: {
         summary: 'The metadata record',
         operationId: 'getAssetMeta',
@@ -212,7 +207,7 @@ export const assetOpenApi: OpenApiFeature = {
       },
     },
     [`${API_BASE}/asset/{hash}/restore`]: {
-      parameters: [hashParameter],
+      parameters: [assetHash],
       post: {
         summary: 'Take out of the trash (idempotent)',
         operationId: 'restoreAsset',

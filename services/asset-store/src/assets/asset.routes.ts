@@ -1,87 +1,32 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { promisify } from 'node:util';
 import { methodNotAllowed, success } from '@svc/envelope';
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import multer from 'multer';
+import express, { Router, type RequestHandler } from 'express';
 import { assetErrors } from '../errors.js';
 import { sendAsset } from './asset-download.js';
-import { parseInput, patchSchema, MAX_DESCRIPTION } from './asset.schemas.js';
-import { parseHash, type AssetService } from './asset.service.js';
-import type { IngestResult, IngestService } from './ingest.service.js';
-import {
-  fromMulterError,
-  StagingStorageEngine,
-  type StagedPart,
-} from './staging-storage-engine.js';
+import { parseHash, parseInput } from '../validation.js';
+import { patchSchema } from './asset.schemas.js';
+import type { AssetService } from './asset.service.js';
+import type { IngestHandler } from './ingest.handler.js';
+import type { IngestService } from './ingest.service.js';
 
 /** What the asset routes call. */
 export interface AssetRoutesDeps {
   assets: AssetService;
   ingest: IngestService;
-  tmpDir: string;
-  maxUploadBytes: number;
+  /** `POST /ingest`, shared with the ingest lane. */
+  ingestUpload: IngestHandler;
   maxJsonBytes: number;
 }
 
-/**
- * Buffering between the parser and the staging loop: big enough to keep the disk busy, small
- * enough that each read (which joins whatever is buffered) copies little and memory stays flat.
- */
-const STREAM_CHUNK = 256 << 10;
-
-/** `POST /ingest` from the request to the stored asset; the lane and the route share it. */
-export type MultipartIngest = (req: IncomingMessage, res: ServerResponse) => Promise<IngestResult>;
-
-/**
- * `POST /ingest`'s body: exactly one `file` part (streamed to `.tmp/` by the staging
- * storage engine under multer) plus text fields, then the ingest itself. Multer needs only
- * Node's request, so the same parser serves the Express route and the ingest lane.
- */
-export function multipartIngest(deps: AssetRoutesDeps): MultipartIngest {
-  const upload = multer({
-    storage: new StagingStorageEngine({
-      tmpDir: deps.tmpDir,
-      maxBytes: deps.maxUploadBytes,
-      nextTimestamp: () => deps.ingest.nextTimestamp(),
-    }),
-    limits: {
-      // Descriptions of 16,384 characters may take 4 bytes each in UTF-8.
-      fieldSize: MAX_DESCRIPTION * 4,
-      fields: 32,
-      parts: 40,
-    },
-    highWaterMark: STREAM_CHUNK,
-    fileHwm: STREAM_CHUNK,
-  } as multer.Options).single('file');
-  const parse = promisify(upload) as (req: Request, res: Response) => Promise<void>;
-  return async (req, res) => {
-    // busboy parses the bytes as they come: compressed, they would fail as a malformed
-    // body, and an unknown encoding would be stored as if there were none.
-    const encoding = req.headers['content-encoding']?.trim().toLowerCase();
-    if (encoding && encoding !== 'identity') throw assetErrors.unsupportedEncoding();
-    const parsed = req as Request;
-    try {
-      await parse(parsed, res as Response);
-    } catch (err) {
-      throw fromMulterError(err, deps.maxUploadBytes);
-    }
-    const file = parsed.file as (Express.Multer.File & StagedPart) | undefined;
-    return deps.ingest.ingestUpload(
-      file && { staged: file.staged, originalName: file.originalname || undefined },
-      parsed.body,
-    );
-  };
-}
-
 /** Ingest, download, metadata, PATCH, trash and restore, under `/api/v1/can/0`. */
-export function assetRoutes(deps: AssetRoutesDeps, ingestMultipart: MultipartIngest): Router {
+export function assetRoutes(deps: AssetRoutesDeps): Router {
   const router = Router();
   const json = express.json({ limit: deps.maxJsonBytes, type: () => true, strict: false });
 
   router
     .route('/ingest')
     .post(async (req, res) => {
-      res.json(success(await ingestMultipart(req, res)));
+      const [status, body] = await deps.ingestUpload(req, res);
+      res.status(status).json(body);
     })
     .all(methodNotAllowed(['POST']));
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { assetErrors } from '../errors.js';
 import {
   characterCount,
   hasLoneSurrogate,
@@ -88,25 +87,3 @@ export const patchSchema = z.strictObject({
 
 /** A validated metadata change. */
 export type AssetPatch = z.infer<typeof patchSchema>;
-
-/**
- * Parses `value` or throws a 400 naming the first field that is wrong, so the client
- * learns exactly what to fix.
- */
-export function parseInput<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw assetErrors.badRequest(`invalid ${what}: expected a JSON object`);
-  }
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    throw assetErrors.badRequest(`invalid ${what}: unknown field "${issue.keys[0]}"`);
-  }
-  const field = issue.path.length > 0 ? String(issue.path[0]) : what;
-  throw assetErrors.badRequest(`invalid ${field}: ${issue.message}`);
-}

@@ -14,7 +14,6 @@ import {
 } from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
 import type { AssetRow, AssetRowUpdate } from './asset.table.js';
-import { isAssetHash } from '../storage/content-hash.js';
 
 /** What reading and changing assets needs from outside. */
 export interface AssetServiceDeps {
@@ -38,12 +37,6 @@ export interface LocatedAsset {
   /** The physical filename, for `Content-Disposition` when no human name is known. */
   filename: string;
   size: number;
-}
-
-/** A `{hash}` path segment, checked and lowercased; 400 when it is not 64 hex characters. */
-export function parseHash(value: string): string {
-  if (!isAssetHash(value)) throw assetErrors.badHash();
-  return value.toLowerCase();
 }
 
 /**

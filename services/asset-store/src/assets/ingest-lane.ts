@@ -1,24 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { assetStoreError, jsonLane, success, type Metrics } from '@svc/envelope';
+import { assetStoreError, jsonLane, type Metrics } from '@svc/envelope';
 import type { Logger } from 'pino';
 import { API_BASE } from '../api-base.js';
-import type { MultipartIngest } from './asset.routes.js';
+import type { IngestHandler } from './ingest.handler.js';
 
 const INGEST_PATH = `${API_BASE}/ingest`;
 
-/** What the lane shares with the app: the same parser and service, log lines and metrics. */
+/** What the lane shares with the app: the same handler, log lines and metrics. */
 export interface IngestLaneDeps {
-  ingestMultipart: MultipartIngest;
+  ingestUpload: IngestHandler;
   logger: Logger;
   metrics: Metrics;
 }
 
 /**
  * `POST /api/v1/can/0/ingest`, spelled exactly so and without a query string, answered
- * ahead of Express: for a small file, Express's own per-request work was about a fifth of
- * the ingest's user CPU on the benchmark machine (README, "Benchmarks"). The same multer
- * parser, storage engine and service as the Express route, which still answers every other
- * spelling (letter case, a trailing slash, a query). Answers whether it took the request.
+ * ahead of Express: for a small file, Express's own per-request work is a sizeable share of
+ * the ingest's CPU (bench/NOTES.md). The same handler as the Express route, which still
+ * answers every other spelling (letter case, a trailing slash, a query). Answers whether it
+ * took the request.
  */
 export function ingestLane(
   deps: IngestLaneDeps,
@@ -26,7 +26,7 @@ export function ingestLane(
   return jsonLane({
     takes: (req) => req.method === 'POST' && req.url === INGEST_PATH,
     route: INGEST_PATH,
-    answer: async (req, res) => [200, success(await deps.ingestMultipart(req, res))],
+    answer: deps.ingestUpload,
     render: assetStoreError,
     logger: deps.logger,
     metrics: deps.metrics,

@@ -12,7 +12,8 @@ import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
 import { rowFromAttributes } from './asset.model.js';
-import { ingestFieldsSchema, parseInput, type IngestFields } from './asset.schemas.js';
+import { parseInput } from '../validation.js';
+import { ingestFieldsSchema, type IngestFields } from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
 /** The `data` of both ingest answers. */
@@ -87,7 +88,7 @@ export class IngestService {
   /** `POST /ingest/data`: a JSON body holding `data` and the same metadata fields. */
   async ingestData(body: unknown): Promise<IngestResult> {
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !('data' in body)) {
-      throw assetErrors.badRequest('invalid body: expected a JSON object with a "data" key');
+      throw assetErrors.missingData();
     }
     const { data, ...rest } = body;
     const fields = parseInput(ingestFieldsSchema, rest, 'body');

@@ -72,7 +72,7 @@ function isParseFailure(err: unknown): err is Error {
 
 /** Multer's and the multipart parser's own failures, in the catalogue's words. */
 export function fromMulterError(err: unknown, maxBytes: number): unknown {
-  if (isParseFailure(err)) return assetErrors.badRequest(`invalid multipart body: ${err.message}`);
+  if (isParseFailure(err)) return assetErrors.malformedMultipart(err.message);
   if (!(err instanceof multer.MulterError)) return err;
   switch (err.code) {
     case 'LIMIT_FILE_SIZE':
@@ -82,8 +82,8 @@ export function fromMulterError(err: unknown, maxBytes: number): unknown {
         ? assetErrors.tooManyFiles()
         : assetErrors.unexpectedPart(err.field ?? '');
     case 'LIMIT_FIELD_VALUE':
-      return assetErrors.badRequest(`invalid ${err.field}: value too long`);
+      return assetErrors.fieldTooLong(err.field ?? '');
     default:
-      return assetErrors.badRequest(`invalid multipart body: ${err.message}`);
+      return assetErrors.malformedMultipart(err.message);
   }
 }

@@ -1,5 +1,6 @@
-import { errors, methodNotAllowed, success } from '@svc/envelope';
+import { methodNotAllowed, success } from '@svc/envelope';
 import { Router } from 'express';
+import { assetErrors } from '../errors.js';
 
 /** `GET /healthz`: 200 once the index answers, 503 while it does not. */
 export function healthRoutes(deps: { ping: () => Promise<boolean>; version: string }): Router {
@@ -7,7 +8,7 @@ export function healthRoutes(deps: { ping: () => Promise<boolean>; version: stri
   router
     .route('/healthz')
     .get(async (_req, res) => {
-      if (!(await deps.ping())) throw errors.unavailable('database unreachable');
+      if (!(await deps.ping())) throw assetErrors.databaseUnreachable();
       res.json(success({ status: 'ok', version: deps.version }));
     })
     .all(methodNotAllowed(['GET']));

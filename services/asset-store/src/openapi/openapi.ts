@@ -1,3 +1,5 @@
+import { ASSET_HASH_PATTERN } from '../storage/content-hash.js';
+
 /** A JSON object as OpenAPI documents are made of. */
 export type JsonObject = { [key: string]: unknown };
 
@@ -12,6 +14,17 @@ export interface OpenApiFeature {
 /** `#/components/schemas/<name>`. */
 export function ref(name: string): JsonObject {
   return { $ref: `#/components/schemas/${name}` };
+}
+
+/** The `{hash}` path parameter, as `parseHash` accepts it. */
+export function hashParameter(description?: string): JsonObject {
+  return {
+    name: 'hash',
+    in: 'path',
+    required: true,
+    ...(description === undefined ? {} : { description }),
+    schema: { type: 'string', pattern: ASSET_HASH_PATTERN.source },
+  };
 }
 
 /** A 200 JSON answer `{status: "success", data: <schema>}`. */

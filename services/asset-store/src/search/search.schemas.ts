@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { hasNulCharacter, splitTags, tagsProblem } from '../assets/tags.js';
-import { assetErrors } from '../errors.js';
 
 const INTEGER = /^\d+$/;
 
@@ -10,8 +9,8 @@ const INTEGER = /^\d+$/;
  * exactly, and a value past that is told so rather than just "an integer".
  */
 function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  const range = `an integer from ${min} to ${max}`;
-  const expected = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : range;
+  const range = `expected an integer from ${min} to ${max}`;
+  const expected = max === Number.MAX_SAFE_INTEGER ? `expected an integer >= ${min}` : range;
   return z
     .string()
     .regex(INTEGER, expected)
@@ -21,7 +20,7 @@ function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 function boolean() {
   return z
-    .enum(['true', 'false', '1', '0'], 'true, false, 1 or 0')
+    .enum(['true', 'false', '1', '0'], 'expected true, false, 1 or 0')
     .transform((v) => v === 'true' || v === '1');
 }
 
@@ -29,8 +28,8 @@ function boolean() {
 function text() {
   return z
     .string()
-    .max(1024, 'at most 1024 characters')
-    .refine((v) => !hasNulCharacter(v), 'text without NUL characters')
+    .max(1024, 'expected at most 1024 characters')
+    .refine((v) => !hasNulCharacter(v), 'expected text without NUL characters')
     .transform((v) => (v === '' ? undefined : v));
 }
 
@@ -38,7 +37,7 @@ function text() {
 const tagList = z.string().transform((csv, ctx) => {
   const tags = splitTags(csv);
   const problem = tagsProblem(tags);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem.replace(/^expected /, '') });
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
   return tags;
 });
 
@@ -46,7 +45,7 @@ const pageFields = {
   limit: integer(1, 1000).default(50),
   offset: integer(0).default(0),
   offset_time: integer(0).optional(),
-  order: z.enum(['asc', 'desc'], 'asc or desc').default('desc'),
+  order: z.enum(['asc', 'desc'], 'expected asc or desc').default('desc'),
   application: text().optional(),
   include_trashed: boolean().default(false),
   include_corrupted: boolean().default(false),
@@ -60,7 +59,7 @@ export const searchQuery = z.object({
   ...pageFields,
   hash: z
     .string()
-    .regex(/^[0-9a-fA-F]{1,64}$/, '1 to 64 hexadecimal characters')
+    .regex(/^[0-9a-fA-F]{1,64}$/, 'expected 1 to 64 hexadecimal characters')
     .transform((h) => h.toLowerCase())
     .optional(),
   start_time: integer(0).optional(),
@@ -77,17 +76,3 @@ export const searchQuery = z.object({
 export type ListQuery = z.infer<typeof listQuery>;
 /** Parsed `GET /search` parameters. */
 export type SearchQuery = z.infer<typeof searchQuery>;
-
-/**
- * Validates a query string against `schema`; the first problem becomes a 400 naming the
- * parameter. A parameter given twice is refused rather than silently picking one.
- */
-export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.infer<S> {
-  const result = schema.safeParse(query);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const name = String(issue?.path[0] ?? 'query');
-  // A repeated parameter arrives as an array: zod's type message would not say so.
-  const expected = issue?.code === 'invalid_type' ? 'a single value' : issue?.message;
-  throw assetErrors.badParameter(name, expected ?? 'a valid value');
-}

@@ -21,23 +21,6 @@ export function windowOf(q: ListQuery): PageWindow {
   return { order: q.order, limit: q.limit, offset: q.offset, offsetTime: q.offset_time };
 }
 
-async function page(
-  db: Kysely<Database>,
-  filter: AssetFilter,
-  window: PageWindow,
-): Promise<AssetPage> {
-  const viaTag = await tagIndexKey(db, filter);
-  // The total ignores the window (contract), so it is a separate count over the same filter.
-  const [rows, total] = await Promise.all([
-    findAssetPage(db, filter, window, viaTag),
-    countAssets(db, filter, viaTag),
-  ]);
-  return {
-    items: rows.map(toAssetRecord),
-    pagination: { limit: window.limit, offset: window.offset, total },
-  };
-}
-
 /** What a list query matches. */
 export function listFilter(q: ListQuery): AssetFilter {
   return {
@@ -60,12 +43,36 @@ export function searchFilter(q: SearchQuery): AssetFilter {
   };
 }
 
-/** `GET /list`: every asset, optionally of one application, newest first by default. */
-export function listAssets(db: Kysely<Database>, q: ListQuery): Promise<AssetPage> {
-  return page(db, listFilter(q), windowOf(q));
+/** What list and search need. */
+export interface SearchServiceDeps {
+  db: Kysely<Database>;
 }
 
-/** `GET /search`: the assets matching every filter given. */
-export function searchAssets(db: Kysely<Database>, q: SearchQuery): Promise<AssetPage> {
-  return page(db, searchFilter(q), windowOf(q));
+/** List and search: one page of matching assets and the exact number of matches. */
+export class SearchService {
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  /** `GET /list`: every asset, optionally of one application, newest first by default. */
+  list(q: ListQuery): Promise<AssetPage> {
+    return this.#page(listFilter(q), windowOf(q));
+  }
+
+  /** `GET /search`: the assets matching every filter given. */
+  search(q: SearchQuery): Promise<AssetPage> {
+    return this.#page(searchFilter(q), windowOf(q));
+  }
+
+  async #page(filter: AssetFilter, window: PageWindow): Promise<AssetPage> {
+    const { db } = this.deps;
+    const viaTag = await tagIndexKey(db, filter);
+    // The total ignores the window (contract), so it is a separate count over the same filter.
+    const [rows, total] = await Promise.all([
+      findAssetPage(db, filter, window, viaTag),
+      countAssets(db, filter, viaTag),
+    ]);
+    return {
+      items: rows.map(toAssetRecord),
+      pagination: { limit: window.limit, offset: window.offset, total },
+    };
+  }
 }

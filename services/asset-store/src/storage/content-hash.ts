@@ -30,7 +30,10 @@ export function hashBuffer(content: Buffer | string, timestamp: number): string 
   return createAssetHash(timestamp).update(content).digest('hex');
 }
 
+/** An asset hash as clients may spell it: 64 hexadecimal characters in either case. */
+export const ASSET_HASH_PATTERN = /^[0-9a-fA-F]{64}$/;
+
 /** True for 64 hexadecimal characters in either case. */
 export function isAssetHash(value: string): boolean {
-  return /^[0-9a-fA-F]{64}$/.test(value);
+  return ASSET_HASH_PATTERN.test(value);
 }

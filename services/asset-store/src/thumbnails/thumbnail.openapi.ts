@@ -1,5 +1,10 @@
 import { API_BASE } from '../api-base.js';
-import { errorResponses, type JsonObject, type OpenApiFeature } from '../openapi/openapi.js';
+import {
+  errorResponses,
+  hashParameter,
+  type JsonObject,
+  type OpenApiFeature,
+} from '../openapi/openapi.js';
 
 const side = (name: string): JsonObject => ({
   name,
@@ -17,16 +22,7 @@ export const thumbnailOpenApi: OpenApiFeature = {
         summary: 'A thumbnail fitting the box',
         description:
           'Images: a JPEG fitting the box, aspect kept, never enlarged, EXIF orientation applied, transparency on white. Anything else (or an image that cannot be decoded): an SVG placeholder showing the extension.',
-        parameters: [
-          {
-            name: 'hash',
-            in: 'path',
-            required: true,
-            schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$' },
-          },
-          side('max_width'),
-          side('max_height'),
-        ],
+        parameters: [hashParameter(), side('max_width'), side('max_height')],
         responses: {
           '200': {
             description: 'The thumbnail',

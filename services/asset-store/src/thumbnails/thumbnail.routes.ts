@@ -1,7 +1,7 @@
 import { methodNotAllowed } from '@svc/envelope';
 import { Router } from 'express';
-import { isAssetHash } from '../storage/content-hash.js';
 import { assetErrors } from '../errors.js';
+import { parseHash } from '../validation.js';
 import type { Box } from './thumbnail.renderer.js';
 import type { ThumbnailService } from './thumbnail.service.js';
 
@@ -18,13 +18,12 @@ function side(name: string, value: string): number {
 
 /** Checks the path in the spec's order: hash, then the two sides. */
 function parseThumbParams(params: Record<string, string>): { hash: string; box: Box } {
-  const hash = params.hash ?? '';
-  if (!isAssetHash(hash)) throw assetErrors.badHash();
+  const hash = parseHash(params.hash);
   const box = {
     width: side('max_width', params.max_width ?? ''),
     height: side('max_height', params.max_height ?? ''),
   };
-  return { hash: hash.toLowerCase(), box };
+  return { hash, box };
 }
 
 /** `GET /asset/{hash}/thumb/{max_width}/{max_height}`, mounted under `/api/v1/can/0`. */
