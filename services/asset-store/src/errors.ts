@@ -53,6 +53,12 @@ export const assetErrors = {
     new AppError(416, 'range_not_satisfiable', 'range not satisfiable', {
       'Content-Range': `bytes */${size}`,
     }),
+  /** A row the index already holds (unique violation). */
+  alreadyExists: () => errors.conflict('already exists'),
+  /** A value the index's columns refuse (bad text form, out of range, a check). */
+  invalidValue: () => errors.badRequest('invalid value'),
+  /** The index's database (or the disk under the files) is out of space. */
+  outOfSpace: () => errors.insufficientStorage(),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
   /** `GET /healthz` while the index does not answer. */
