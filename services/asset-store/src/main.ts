@@ -8,7 +8,7 @@ import { openAssetStorage } from './storage/asset-storage.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
-import { startVerifier } from './verifier/verifier.worker.js';
+import { VerifierWorker } from './verifier/verifier.worker.js';
 
 function configOrExit(): Config {
   try {
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     version: readVersion(),
   });
   // Background from here on: the start-up scrub never delays serving.
-  const worker = startVerifier({
+  const worker = VerifierWorker.start({
     verifier,
     root: layout.root,
     ownRenames,

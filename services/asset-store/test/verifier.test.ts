@@ -5,7 +5,7 @@ import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { OwnRenames } from '../src/storage/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
-import { startVerifier, type VerifierWorker } from '../src/verifier/verifier.worker.js';
+import { VerifierWorker } from '../src/verifier/verifier.worker.js';
 import { ingestFile, xattrsOf } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
@@ -50,7 +50,7 @@ async function flagWithin(hash: string, expected: boolean, ms: number): Promise<
 }
 
 async function watch(): Promise<void> {
-  worker = startVerifier({ verifier, root: t.storageRoot, intervalHours: 0, logger });
+  worker = VerifierWorker.start({ verifier, root: t.storageRoot, intervalHours: 0, logger });
   await worker.ready;
 }
 
@@ -124,7 +124,7 @@ describe('the periodic scrub', () => {
     const asset = await storeAsset(t, 'checked on a schedule');
     // Watch reports are dropped here, so only a scrub can find the damage.
     verifier.verifyPaths = () => Promise.resolve();
-    worker = startVerifier({ verifier, root: t.storageRoot, intervalHours: 0.0004, logger });
+    worker = VerifierWorker.start({ verifier, root: t.storageRoot, intervalHours: 0.0004, logger });
     await worker.ready;
     await new Promise((r) => setTimeout(r, 300));
     fs.writeFileSync(asset.file, 'damaged between scrubs');
@@ -231,7 +231,7 @@ describe('watching the storage root', () => {
       return verifyAsset(row, lane);
     };
     const debounce = { quietMs: 50, maxWaitMs: 200 };
-    worker = startVerifier({
+    worker = VerifierWorker.start({
       verifier,
       root: t.storageRoot,
       intervalHours: 0,

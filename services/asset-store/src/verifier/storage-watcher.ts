@@ -4,13 +4,6 @@ import type { Logger } from 'pino';
 import { isInternal } from '../storage/layout.js';
 import type { OwnRenames } from '../storage/own-renames.js';
 
-/** A running watch; `close` stops it and drops pending changes. */
-export interface StorageWatch {
-  /** Resolves once every existing folder is watched. */
-  ready: Promise<void>;
-  close(): void;
-}
-
 /** How long the tree must be quiet before a batch goes out, and the longest a change waits. */
 export interface DebounceTimes {
   quietMs: number;
@@ -94,46 +87,50 @@ class FolderTreeWatch {
 /**
  * Watches `root` and everything under it, handing over the changed relative paths in
  * debounced batches, so a burst of writes to one file becomes one check, well within 5 s.
+ * `close` stops it and drops pending changes.
  */
-export function watchStorage(
-  root: string,
-  onChanges: (relativePaths: Set<string>) => void,
-  logger: Pick<Logger, 'warn'>,
-  times: DebounceTimes = { quietMs: 300, maxWaitMs: 1500 },
-  ownRenames?: OwnRenames,
-): StorageWatch {
-  let pending = new Set<string>();
-  let quiet: NodeJS.Timeout | undefined;
-  let deadline: NodeJS.Timeout | undefined;
+export class StorageWatch {
+  /** Resolves once every existing folder is watched. */
+  readonly ready: Promise<void>;
+  readonly #tree: FolderTreeWatch;
+  #pending = new Set<string>();
+  #quiet: NodeJS.Timeout | undefined;
+  #deadline: NodeJS.Timeout | undefined;
 
-  const flush = () => {
-    clearTimeout(quiet);
-    clearTimeout(deadline);
-    quiet = deadline = undefined;
-    const batch = pending;
-    pending = new Set();
-    if (batch.size > 0) onChanges(batch);
-  };
+  constructor(
+    root: string,
+    private readonly onChanges: (relativePaths: Set<string>) => void,
+    logger: Pick<Logger, 'warn'>,
+    private readonly times: DebounceTimes = { quietMs: 300, maxWaitMs: 1500 },
+    ownRenames?: OwnRenames,
+  ) {
+    this.#tree = new FolderTreeWatch(
+      path.resolve(root),
+      (relative) => {
+        this.#pending.add(relative);
+        clearTimeout(this.#quiet);
+        this.#quiet = setTimeout(() => this.#flush(), this.times.quietMs);
+        this.#deadline ??= setTimeout(() => this.#flush(), this.times.maxWaitMs);
+      },
+      logger,
+      ownRenames,
+    );
+    this.ready = this.#tree.watchTree(path.resolve(root));
+  }
 
-  const tree = new FolderTreeWatch(
-    path.resolve(root),
-    (relative) => {
-      pending.add(relative);
-      clearTimeout(quiet);
-      quiet = setTimeout(flush, times.quietMs);
-      deadline ??= setTimeout(flush, times.maxWaitMs);
-    },
-    logger,
-    ownRenames,
-  );
+  close(): void {
+    clearTimeout(this.#quiet);
+    clearTimeout(this.#deadline);
+    this.#pending.clear();
+    this.#tree.close();
+  }
 
-  return {
-    ready: tree.watchTree(path.resolve(root)),
-    close() {
-      clearTimeout(quiet);
-      clearTimeout(deadline);
-      pending.clear();
-      tree.close();
-    },
-  };
+  #flush(): void {
+    clearTimeout(this.#quiet);
+    clearTimeout(this.#deadline);
+    this.#quiet = this.#deadline = undefined;
+    const batch = this.#pending;
+    this.#pending = new Set();
+    if (batch.size > 0) this.onChanges(batch);
+  }
 }

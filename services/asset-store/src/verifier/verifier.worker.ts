@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { OwnRenames } from '../storage/own-renames.js';
-import { watchStorage, type StorageWatch } from './storage-watcher.js';
+import { StorageWatch } from './storage-watcher.js';
 import type { Verifier } from './verifier.service.js';
 
 /** What runs the verifier in the background. */
@@ -16,59 +16,63 @@ export interface VerifierWorkerOptions {
   debounce?: { quietMs: number; maxWaitMs: number };
 }
 
-/** The running background verifier. */
-export interface VerifierWorker {
-  /** Resolves once the storage root is being watched. */
-  ready: Promise<void>;
-  /** Stops watching and scheduling, and waits for the checks in progress to end. */
-  stop(): Promise<void>;
-}
-
 /**
- * Starts the verifier's three triggers: a start-up scrub (not awaited: the service serves
+ * The verifier's three triggers: a start-up scrub (not awaited: the service serves
  * meanwhile), a debounced watch of the storage root, and a periodic scrub.
  */
-export function startVerifier(options: VerifierWorkerOptions): VerifierWorker {
-  const { verifier, logger } = options;
-  const running = new Set<Promise<unknown>>();
-  let scrubbing: Promise<unknown> | undefined;
+export class VerifierWorker {
+  /** Resolves once the storage root is being watched. */
+  readonly ready: Promise<void>;
+  readonly #running = new Set<Promise<unknown>>();
+  readonly #watch: StorageWatch;
+  readonly #timer: NodeJS.Timeout | undefined;
+  #scrubbing: Promise<unknown> | undefined;
 
-  const track = (work: Promise<unknown>) => {
-    const settled = work.catch((err: unknown) => logger.error({ err }, 'verifier failed'));
-    running.add(settled);
-    void settled.finally(() => running.delete(settled));
+  /** Starts the worker: watch, start-up scrub and, when asked for, the periodic scrub. */
+  static start(options: VerifierWorkerOptions): VerifierWorker {
+    return new VerifierWorker(options);
+  }
+
+  private constructor(private readonly options: VerifierWorkerOptions) {
+    this.#watch = new StorageWatch(
+      options.root,
+      (paths) => void this.#track(options.verifier.verifyPaths(paths)),
+      options.logger,
+      options.debounce,
+      options.ownRenames,
+    );
+    this.ready = this.#watch.ready;
+    this.#scrub('start-up');
+    // Node timers overflow past 2^31-1 ms (about 24.8 days) and would fire at once instead.
+    const everyMs = Math.min(options.intervalHours * 3_600_000, 2 ** 31 - 1);
+    this.#timer =
+      options.intervalHours > 0 ? setInterval(() => this.#scrub('periodic'), everyMs) : undefined;
+    this.#timer?.unref();
+  }
+
+  /** Stops watching and scheduling, and waits for the checks in progress to end. */
+  async stop(): Promise<void> {
+    this.#watch.close();
+    clearInterval(this.#timer);
+    this.options.verifier.stop();
+    await Promise.all(this.#running);
+  }
+
+  #track(work: Promise<unknown>): Promise<unknown> {
+    const settled = work.catch((err: unknown) =>
+      this.options.logger.error({ err }, 'verifier failed'),
+    );
+    this.#running.add(settled);
+    void settled.finally(() => this.#running.delete(settled));
     return settled;
-  };
+  }
 
-  const scrub = (reason: string) => {
+  #scrub(reason: string): void {
     // A periodic tick that finds the last scrub still running skips rather than piling up.
-    if (scrubbing) return;
-    scrubbing = track(
+    if (this.#scrubbing) return;
+    const { verifier, logger } = this.options;
+    this.#scrubbing = this.#track(
       verifier.scrub().then((report) => logger.info({ reason, ...report }, 'scrub finished')),
-    ).finally(() => (scrubbing = undefined));
-  };
-
-  const watch: StorageWatch = watchStorage(
-    options.root,
-    (paths) => void track(verifier.verifyPaths(paths)),
-    logger,
-    options.debounce,
-    options.ownRenames,
-  );
-  scrub('start-up');
-  // Node timers overflow past 2^31-1 ms (about 24.8 days) and would fire at once instead.
-  const everyMs = Math.min(options.intervalHours * 3_600_000, 2 ** 31 - 1);
-  const timer =
-    options.intervalHours > 0 ? setInterval(() => scrub('periodic'), everyMs) : undefined;
-  timer?.unref();
-
-  return {
-    ready: watch.ready,
-    async stop() {
-      watch.close();
-      clearInterval(timer);
-      verifier.stop();
-      await Promise.all(running);
-    },
-  };
+    ).finally(() => (this.#scrubbing = undefined));
+  }
 }
