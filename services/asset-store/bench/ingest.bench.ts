@@ -313,12 +313,12 @@ async function main(): Promise<void> {
     };
     // Warm-up pairs, not judged: a freshly started process spends its first thousands of
     // requests compiling its hot paths (far more code in the service than in the baseline),
-    // and on the benchmark machine both servers' small-file rates kept rising for about
-    // 6,000 requests (README, "Benchmarks"). That is start-up cost, not ingest throughput.
+    // and both servers' small-file rates keep rising for the first thousands of requests
+    // (bench/NOTES.md). That is start-up cost, not ingest throughput.
     const warm: SmallRound[] = [];
     for (let round = 0; round < WARM_ROUNDS; round++) warm.push(await pair());
     // Judged pairs: each a baseline round and a service round back to back, since the disk
-    // and the VM's CPU on the benchmark machine swing about 2x between minutes, so one
+    // and the VM's CPU on the benchmark machine swing widely between minutes, so one
     // round each could compare a fast minute with a slow one. The median pair is judged.
     const rounds: SmallRound[] = [];
     rss.start();

@@ -16,9 +16,8 @@ const INSERT_INTO = `insert into "asset" (${ASSET_ROW_COLUMNS.map((c) => `"${c}"
 
 /**
  * The statement that inserts several asset rows (all or none), for a pipelined session.
- * Written out directly rather than built by Kysely, as the writer makes one per batch: in
- * eight alternating runs the main thread's CPU per 4 KiB ingest fell from a median 375 to
- * 342 µs.
+ * Written out directly rather than built by Kysely, as the writer makes one per batch and
+ * building it costs main-thread CPU on every small ingest (bench/NOTES.md).
  */
 export function insertAssetsQuery(rows: readonly NewAssetRow[]): CompiledQuery {
   const parameters: unknown[] = [];

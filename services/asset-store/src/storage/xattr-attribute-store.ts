@@ -21,8 +21,8 @@ const XATTR_PREFIX = 'user.can.';
 /**
  * Every key, the two short values that fit in the inode first. ext4 fills the inode's own
  * small attribute space before an external block, and each write to that block costs more
- * the more entries it holds: these two in the inode, rather than the 64-character hash,
- * took a new file's attribute writes from 27 to 20 µs on the benchmark machine.
+ * the more entries it holds, so the short values go where they are cheapest to write
+ * (bench/NOTES.md).
  */
 const INODE_FIRST: readonly AttributeKey[] = ['timestamp', 'is_trashed'];
 
