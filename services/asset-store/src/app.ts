@@ -34,6 +34,7 @@ import { searchOpenApi } from './search/search.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { searchRoutes } from './search/search.routes.js';
 import { SearchService } from './search/search.service.js';
+import { AssetFiles } from './storage/asset-files.js';
 import type { AssetStorage } from './storage/asset-storage.js';
 import type { OwnRenames } from './storage/own-renames.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
@@ -96,8 +97,8 @@ export function createApp(deps: AppDeps): App {
   const ingest = new IngestService({
     db,
     storage: deps.storage,
+    files: new AssetFiles(deps.storage, deps.ownRenames),
     timestamps: new TimestampIssuer(deps.clock, () => maxAssetTimestamp(db)),
-    ownRenames: deps.ownRenames,
     indexSession: deps.indexSession,
   });
   const ingestUpload = ingestHandler({

@@ -1,8 +1,8 @@
 import { methodNotAllowed, success } from '@svc/envelope';
 import express, { Router, type RequestHandler } from 'express';
 import { assetErrors } from '../errors.js';
-import { sendAsset } from './asset-download.js';
 import { parseHash, parseInput } from '../validation.js';
+import { sendAsset } from './asset-download.js';
 import { patchSchema } from './asset.schemas.js';
 import type { AssetService } from './asset.service.js';
 import type { IngestHandler } from './ingest.handler.js';

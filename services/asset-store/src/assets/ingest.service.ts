@@ -4,15 +4,14 @@ import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
-import { AssetFiles } from '../storage/asset-files.js';
+import type { AssetFiles } from '../storage/asset-files.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
 import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
-import type { OwnRenames } from '../storage/own-renames.js';
 import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
-import { rowFromAttributes } from './asset.model.js';
 import { parseInput } from '../validation.js';
+import { rowFromAttributes } from './asset.model.js';
 import { ingestFieldsSchema, type IngestFields } from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
@@ -27,9 +26,9 @@ export interface IngestResult {
 export interface IngestDeps {
   db: Kysely<Database>;
   storage: AssetStorage;
+  /** Puts staged files into the storage root durably. */
+  files: AssetFiles;
   timestamps: TimestampIssuer;
-  /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
-  ownRenames?: OwnRenames;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
 }
@@ -46,11 +45,9 @@ export interface StagedUpload {
  * so an unacknowledged ingest leaves no file, no attributes and no row.
  */
 export class IngestService {
-  readonly #files: AssetFiles;
   readonly #index: AssetIndexWriter;
 
   constructor(private readonly deps: IngestDeps) {
-    this.#files = new AssetFiles(deps.storage, deps.ownRenames);
     this.#index = new AssetIndexWriter(deps.db, deps.indexSession);
   }
 
@@ -129,7 +126,7 @@ export class IngestService {
     // The file is made durable while the writer inserts its row, which commits only once
     // the file is durable: a crash leaves at worst a file the index does not name yet,
     // never a row whose file is gone. One insert takes every waiting row.
-    const placement = this.#files.place(staged.tmpPath, filename, attrs);
+    const placement = this.deps.files.place(staged.tmpPath, filename, attrs);
     try {
       await this.#index.insert(
         rowFromAttributes(attrs, toRelativePath(layout, placement.finalPath), staged.size),
