@@ -7,7 +7,7 @@ import request from 'supertest';
 import { createApp, type App } from '../src/app.js';
 import { configSchema } from '../src/config.js';
 import {
-  createSharpRenderer,
+  SharpRenderer,
   sharpRenderer,
   type ThumbnailRenderer,
 } from '../src/thumbnails/thumbnail.renderer.js';
@@ -194,7 +194,7 @@ describe('a render that takes too long', () => {
 
   it('stops, and the file gets a placeholder', async () => {
     const { row } = await storeAsset(t, slow, { mime_type: 'image/svg+xml', ext: 'svg' });
-    const impatient = appWith({ enable_thumbnail_cache: false }, createSharpRenderer(1));
+    const impatient = appWith({ enable_thumbnail_cache: false }, new SharpRenderer(1));
     const res = await thumb(impatient, row.hash, 4096, 4096).expect(200);
     expect(res.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect((res.body as Buffer).toString('utf8')).toContain('>svg</text>');
@@ -204,7 +204,7 @@ describe('a render that takes too long', () => {
     // Stored as PNG: the content, not the stored type, decides where it renders.
     const { row } = await storeAsset(t, slow, { mime_type: 'image/png', ext: 'png' });
     // No libvips timeout at all; only the kill, after 500 ms, can end this render early.
-    const unstoppable = appWith({ enable_thumbnail_cache: false }, createSharpRenderer(0, 500));
+    const unstoppable = appWith({ enable_thumbnail_cache: false }, new SharpRenderer(0, 500));
     const started = performance.now();
     const res = await thumb(unstoppable, row.hash, 4096, 4096).expect(200);
     expect(performance.now() - started).toBeLessThan(5000);
@@ -256,8 +256,8 @@ describe('a render process whose service is gone', () => {
       fs.writeFileSync(file, slowSvg);
       // A service rendering with no libvips timeout and a kill a minute away, then killed.
       const script =
-        `import { createSharpRenderer } from ${JSON.stringify(RENDERER)};\n` +
-        `await createSharpRenderer(0, 60_000).render(${JSON.stringify(file)}, ` +
+        `import { SharpRenderer } from ${JSON.stringify(RENDERER)};\n` +
+        `await new SharpRenderer(0, 60_000).render(${JSON.stringify(file)}, ` +
         '{ width: 4096, height: 4096 });';
       const service = spawn(
         process.execPath,

@@ -107,22 +107,24 @@ function renderInChild(
  * `timeoutSeconds` (0: no limit), gets a placeholder. SVGs render in a process that is
  * killed `killAfterMs` after it starts.
  */
-export function createSharpRenderer(
-  timeoutSeconds = RENDER_TIMEOUT_SECONDS,
-  killAfterMs = timeoutSeconds * 1000 + KILL_GRACE_MS,
-): ThumbnailRenderer {
-  return {
-    async render(file, box) {
-      try {
-        const { format } = await sharp(file).metadata();
-        if (format === 'svg') return await renderInChild(file, box, timeoutSeconds, killAfterMs);
-        return await renderJpeg(sharp, file, box.width, box.height, timeoutSeconds);
-      } catch {
-        return undefined;
+export class SharpRenderer implements ThumbnailRenderer {
+  constructor(
+    private readonly timeoutSeconds = RENDER_TIMEOUT_SECONDS,
+    private readonly killAfterMs = timeoutSeconds * 1000 + KILL_GRACE_MS,
+  ) {}
+
+  async render(file: string, box: Box): Promise<Buffer | undefined> {
+    try {
+      const { format } = await sharp(file).metadata();
+      if (format === 'svg') {
+        return await renderInChild(file, box, this.timeoutSeconds, this.killAfterMs);
       }
-    },
-  };
+      return await renderJpeg(sharp, file, box.width, box.height, this.timeoutSeconds);
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 /** The renderer the service uses. */
-export const sharpRenderer = createSharpRenderer();
+export const sharpRenderer: ThumbnailRenderer = new SharpRenderer();
