@@ -57,6 +57,8 @@ export interface AppDeps {
   thumbnailRenderer?: ThumbnailRenderer;
   /** The verifier `main.ts` also runs in the background; built here when absent. */
   verifier?: Verifier;
+  /** The rebuilder `main.ts` runs at start-up; built here when absent. */
+  rebuilder?: Rebuilder;
   /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
   ownRenames?: OwnRenames;
   /**
@@ -106,13 +108,15 @@ export function createApp(deps: AppDeps): App {
     tmpDir: layout.tmp,
     maxUploadBytes: config.max_upload_bytes,
   });
-  const rebuilder = new Rebuilder({
-    db,
-    layout,
-    attributes,
-    logger,
-    errorThreshold: config.rebuild_error_threshold,
-  });
+  const rebuilder =
+    deps.rebuilder ??
+    new Rebuilder({
+      db,
+      layout,
+      attributes,
+      logger,
+      errorThreshold: config.rebuild_error_threshold,
+    });
   const thumbnails = new ThumbnailService({
     assets,
     layout,

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const ownRenames = new OwnRenames();
   const app = createApp({
     verifier,
+    rebuilder,
     ownRenames,
     config,
     storage,
