@@ -15,15 +15,18 @@ import type { Database } from './db/database.js';
 import { createHandleService } from './handles/handle.service.js';
 import { handleRoutes } from './handles/handle.routes.js';
 import { healthRoutes } from './health/health.routes.js';
-import type { RelayRuntime } from './messages/relay-runtime.js';
-import { relayRoutes } from './messages/relay.routes.js';
+import { messageRoutes } from './messages/message.routes.js';
 import { KnownRecipients } from './messages/known-recipients.js';
 import type { MessageServiceDeps } from './messages/message.service.js';
 import { inboxLane } from './messages/inbox-lane.js';
 import { sendLane } from './messages/send-lane.js';
 import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
 import { natsAuthRoutes } from './internal/nats-auth.routes.js';
+import { openApiFeatures } from './openapi-features.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
+import { pushRoutes } from './push/push.routes.js';
+import type { RelayRuntime } from './runtime.js';
+import { streamRoutes } from './stream/stream.routes.js';
 import { API_PREFIXES, webRoutes } from './web/web.routes.js';
 import { webFingerRoutes } from './webfinger/webfinger.routes.js';
 
@@ -66,13 +69,22 @@ export function createApp(deps: AppDeps): App {
     now: deps.now,
   });
   // The hot routes first: Express tries every layer above a route on every request.
-  app.use(relayRoutes({ ...deps, messages, sendLimit }));
+  app.use(messageRoutes({ ...messages, rateLimit: rateLimit(sendLimit) }));
+  app.use(streamRoutes({ db: deps.db, now: deps.now, hub: deps.relay.streams }));
+  app.use(
+    pushRoutes({
+      db: deps.db,
+      now: deps.now,
+      allowPrivateEndpoints: deps.config.push_allow_private_endpoints,
+      vapidPublicKey: deps.relay.vapidPublicKey,
+    }),
+  );
   app
     .route('/metrics')
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
   app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
-  app.use(openApiRoutes(deps.version));
+  app.use(openApiRoutes(deps.version, openApiFeatures));
   app.post(
     '/v1/register',
     rateLimit(createRateLimiter({ perMinute: deps.config.rate_limit_per_minute, now: deps.now })),

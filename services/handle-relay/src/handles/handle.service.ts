@@ -1,18 +1,14 @@
 import { isUniqueViolation } from '@svc/envelope';
 import type { Kysely } from 'kysely';
+import { formatPrimary, parsePrimary } from '../auth/primary-key.js';
 import { verifySignedRequest } from '../auth/signed-request.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
-import { parseJsonBody, validate } from '../http/body.js';
+import { parseJsonBody } from '../http/body.js';
+import { validate } from '../http/validate.js';
 import { toHandleRecord, type HandleRecord } from './handle-record.js';
-import {
-  foldHandle,
-  formatPrimary,
-  isValidHandle,
-  parsePrimary,
-  requireValidHandle,
-} from './handle-rules.js';
+import { foldHandle, isValidHandle, requireValidHandle } from './handle-rules.js';
 import * as repo from './handle.repository.js';
 import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
 import { HandleWriter } from './handle-writer.js';

@@ -1,8 +1,9 @@
 import { verifyEd25519 } from '../auth/ed25519.js';
 import { canonicalJson } from '../client/canonical-json.js';
 import { relayErrors } from '../errors.js';
-import { validate } from '../http/body.js';
-import { formatPrimary, handleProblem, parsePrimary } from './handle-rules.js';
+import { validate } from '../http/validate.js';
+import { formatPrimary, parsePrimary } from '../auth/primary-key.js';
+import { handleProblem } from './handle-rules.js';
 import { registrationSchema } from './handle.schemas.js';
 
 /** The only signature suite accepted for registrations. */

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 import iconv from 'iconv-lite';
-import type { z } from 'zod';
 import { relayErrors } from '../errors.js';
 
 /** A JSON body as parsed, with the text it was parsed from (byte order mark dropped). */
@@ -26,18 +25,6 @@ export function parseJsonBody(body: unknown): unknown {
   } catch {
     throw relayErrors.badRequest('malformed JSON body');
   }
-}
-
-/** Validates with zod; the first problem becomes a 400 naming the field. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const message = issue?.message ?? 'invalid request';
-  const field = issue?.path.map(String).join('.') ?? '';
-  // Our own messages already start with the field; zod's defaults get it prefixed.
-  const named = field === '' || message.startsWith(field.split('.')[0] ?? '');
-  throw relayErrors.badRequest(named ? message : `${field}: ${message}`);
 }
 
 /** JSON whitespace, as the JSON grammar (and body-parser's strict mode) defines it. */

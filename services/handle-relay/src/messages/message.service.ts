@@ -6,10 +6,11 @@ import { findHandle } from '../handles/handle.repository.js';
 import { parseQualifiedHandle, requireValidHandle, sameServer } from '../handles/handle-rules.js';
 import type { JsonBody } from '../http/body.js';
 import { jsonMember } from '../http/json-member.js';
+import { validate } from '../http/validate.js';
 import type { KnownRecipients } from './known-recipients.js';
 import type { MessageWriter } from './message-writer.js';
 import { readInboxPage } from './message.repository.js';
-import { firstIssue, inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
+import { inboxQuery, MAX_ENVELOPE_BYTES, sendMessageBody } from './message.schemas.js';
 
 /** Something told about each stored message after the send answered (Web Push). */
 export interface MessageNotifier {
@@ -77,9 +78,8 @@ export async function sendMessage(
   deps: MessageServiceDeps,
   body: JsonBody | undefined,
 ): Promise<SentMessage> {
-  const parsed = sendMessageBody.safeParse(body?.value);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  const recipient = recipientOf(parsed.data.to, deps.server);
+  const { to } = validate(sendMessageBody, body?.value);
+  const recipient = recipientOf(to, deps.server);
   const envelope = envelopeText(body);
   if (!deps.knownRecipients.has(recipient)) {
     if (!(await findHandle(deps.db, recipient))) throw relayErrors.unknownHandle();
@@ -114,9 +114,7 @@ export async function readInbox(
   req: InboxRequest,
 ): Promise<InboxPage> {
   const handle = requireValidHandle(req.handle);
-  const parsed = inboxQuery.safeParse(req.query);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  const { since, limit } = parsed.data;
+  const { since, limit } = validate(inboxQuery, req.query);
   const page = await readInboxPage(deps.db, handle, since, limit);
   if (!page) throw relayErrors.unknownHandle();
   const lines = (spelled: string) => ['GET', `/v1/inbox/${spelled}`, `since=${since}`];

@@ -3,9 +3,9 @@ import { readAuthValue, verifyAuthSignature } from '../auth/signed-request.js';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
+import { validate } from '../http/validate.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { requireValidHandle } from '../handles/handle-rules.js';
-import { firstIssue } from '../messages/message.schemas.js';
 import { endpointProblem } from './endpoint-guard.js';
 import { deleteSubscription, upsertSubscription } from './push.repository.js';
 import { claimedEndpoint, subscribeBody, unsubscribeBody } from './push.schemas.js';
@@ -49,17 +49,15 @@ async function authorise(
 /** Stores (or re-keys) a subscription after the spec's checks; the endpoint is SSRF-checked. */
 export async function subscribe(deps: PushServiceDeps, r: PushRequest): Promise<void> {
   const { handle, body } = await authorise(deps, 'subscribe', r);
-  const parsed = subscribeBody.safeParse(body);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  const problem = await endpointProblem(parsed.data.endpoint, deps.allowPrivateEndpoints);
+  const subscription = validate(subscribeBody, body);
+  const problem = await endpointProblem(subscription.endpoint, deps.allowPrivateEndpoints);
   if (problem) throw relayErrors.badRequest(problem);
-  await upsertSubscription(deps.db, { handle, ...parsed.data });
+  await upsertSubscription(deps.db, { handle, ...subscription });
 }
 
 /** Removes the handle's subscription with that endpoint (idempotent). */
 export async function unsubscribe(deps: PushServiceDeps, r: PushRequest): Promise<void> {
   const { handle, body } = await authorise(deps, 'unsubscribe', r);
-  const parsed = unsubscribeBody.safeParse(body);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  await deleteSubscription(deps.db, handle, parsed.data.endpoint);
+  const { endpoint } = validate(unsubscribeBody, body);
+  await deleteSubscription(deps.db, handle, endpoint);
 }
