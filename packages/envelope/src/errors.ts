@@ -17,6 +17,8 @@ export const errors = {
   unauthorized: (message: string) => new AppError(401, 'unauthorized', message),
   forbidden: (message: string) => new AppError(403, 'forbidden', message),
   notFound: (message = 'not found') => new AppError(404, 'not_found', message),
+  /** 404 for a path no route answers. */
+  noSuchRoute: () => new AppError(404, 'not_found', 'no such route'),
   methodNotAllowed: (allowed: readonly string[]) =>
     new AppError(405, 'method_not_allowed', 'method not allowed', { Allow: allowed.join(', ') }),
   conflict: (message: string) => new AppError(409, 'conflict', message),

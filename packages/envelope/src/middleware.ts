@@ -129,7 +129,7 @@ export function writeError(
 
 /** Last in the chain: anything unmatched is a 404 in the envelope. */
 export const notFound: RequestHandler = () => {
-  throw errors.notFound('no such route');
+  throw errors.noSuchRoute();
 };
 
 /** Attach with `router.route(path)....all(methodNotAllowed([...]))`. */

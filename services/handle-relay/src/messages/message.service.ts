@@ -55,7 +55,7 @@ function recipientOf(to: string, server: string): string {
   const qualified = to.includes('@') ? parseQualifiedHandle(to) : undefined;
   if (to.includes('@')) {
     if (!qualified || !sameServer(qualified.server, server)) {
-      throw relayErrors.badRequest('to must be a handle of this server');
+      throw relayErrors.recipientElsewhere();
     }
     return requireValidHandle(qualified.handle);
   }
@@ -98,7 +98,7 @@ export class MessageService {
       deps.knownRecipients.add(recipient);
     }
     if (Buffer.byteLength(envelope) > MAX_ENVELOPE_BYTES) {
-      throw relayErrors.payloadTooLarge(`envelope is larger than ${MAX_ENVELOPE_BYTES} bytes`);
+      throw relayErrors.envelopeTooLarge(MAX_ENVELOPE_BYTES);
     }
     const { message, hasPush } = await deps.writer.send({
       recipient,

@@ -56,7 +56,7 @@ export class PushService {
     const { handle, body } = await this.#authorise('subscribe', r);
     const subscription = validate(subscribeBody, body);
     const problem = await endpointProblem(subscription.endpoint, deps.allowPrivateEndpoints);
-    if (problem) throw relayErrors.badRequest(problem);
+    if (problem) throw relayErrors.unsafeEndpoint(problem);
     await upsertSubscription(deps.db, { handle, ...subscription });
   }
 

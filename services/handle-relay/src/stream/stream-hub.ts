@@ -75,7 +75,7 @@ export class StreamHub {
    * written once (by whichever path reaches it first).
    */
   async open(handle: string, since: number | undefined, res: Response): Promise<void> {
-    if (this.#closed) throw relayErrors.unavailable('the server is shutting down');
+    if (this.#closed) throw relayErrors.shuttingDown();
     const sub = new StreamSubscriber({
       handle,
       res,
@@ -93,7 +93,7 @@ export class StreamHub {
     }
     if (this.#closed) {
       unsubscribe();
-      throw relayErrors.unavailable('the server is shutting down');
+      throw relayErrors.shuttingDown();
     }
     // The client left while the store was read: nothing to stream to.
     if (res.destroyed) {

@@ -30,11 +30,7 @@ function resumePoint(r: StreamRequest): number | undefined {
   if (raw === undefined) return undefined;
   const parsed = resumeCursor.safeParse(raw);
   if (!parsed.success) {
-    throw relayErrors.badRequest(
-      !r.lastEventId
-        ? 'since must be a non-negative integer'
-        : 'Last-Event-ID must be a non-negative integer',
-    );
+    throw relayErrors.invalidResumePoint(r.lastEventId ? 'Last-Event-ID' : 'since');
   }
   return parsed.data;
 }
@@ -53,7 +49,7 @@ export class StreamService {
     const row = await findHandle(deps.db, handle);
     if (!row) throw relayErrors.unknownHandle();
     if (r.auth === undefined || r.auth === '') {
-      throw relayErrors.badRequest('missing auth query parameter');
+      throw relayErrors.streamAuthMissing();
     }
     // Repeated, the value is present but no `<ts>:<sig>`: the spec's invalid auth, a 401.
     if (typeof r.auth !== 'string') throw relayErrors.malformedAuth();

@@ -28,19 +28,19 @@ export class WebFingerService {
   async resolve(resource: unknown): Promise<Jrd> {
     const { config } = this.deps;
     if (resource === undefined || resource === '') {
-      throw relayErrors.badRequest('missing resource query parameter');
+      throw relayErrors.resourceMissing();
     }
     if (typeof resource !== 'string') {
-      throw relayErrors.badRequest('resource must be given once');
+      throw relayErrors.resourceRepeated();
     }
     if (!resource.toLowerCase().startsWith(ACCT)) throw relayErrors.resourceNotAcct();
     // The spec's second step asks only for the `@`: an empty server part is then another
     // server (404), and an empty handle a malformed one, which lookups answer 404 (contract).
     const account = resource.slice(ACCT.length);
     const at = account.lastIndexOf('@');
-    if (at < 0) throw relayErrors.badRequest('resource must be acct:<handle>@<server>');
+    if (at < 0) throw relayErrors.resourceNotAccount();
     if (!sameServer(account.slice(at + 1), config.server)) {
-      throw relayErrors.notFound('resource is not on this server');
+      throw relayErrors.resourceElsewhere();
     }
     const handle = foldHandle(account.slice(0, at));
     const row = isValidHandle(handle) ? await findHandle(this.deps.db, handle) : undefined;
