@@ -87,7 +87,8 @@ async function read(
     // A stream that broke mid-way (bad gzip data) is the client's doing: 400, as body-parser.
     const known = bodyError(err);
     if (known) throw known;
-    throw errors.badRequest(err instanceof Error ? err.message : String(err));
+    const message = (err as { message?: unknown } | null)?.message;
+    throw errors.badRequest(typeof message === 'string' ? message : String(err));
   }
 }
 
@@ -106,8 +107,11 @@ export async function readBodyBytes(
 
 /** The charset `Content-Type` names (lowercase), `undefined` when none or unparsable. */
 function charsetOf(req: IncomingMessage): string | undefined {
+  const type = req.headers['content-type'];
+  // Most bodies name no charset: skip the parse for them.
+  if (type === undefined || !/charset/i.test(type)) return undefined;
   try {
-    return contentType.parse(req.headers['content-type'] ?? '').parameters.charset?.toLowerCase();
+    return contentType.parse(type).parameters.charset?.toLowerCase();
   } catch {
     return undefined;
   }
@@ -129,5 +133,8 @@ export async function readBodyText(
     await drain(req);
     throw errors.unsupportedBodyEncoding();
   }
-  return (await read(req, options.limit, charset)) as string;
+  if (charset !== 'utf-8') return (await read(req, options.limit, charset)) as string;
+  // UTF-8, the common case, decoded by Node itself (byte order mark dropped, as iconv-lite).
+  const text = ((await read(req, options.limit, null)) as Buffer).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
