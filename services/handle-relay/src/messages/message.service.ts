@@ -89,7 +89,7 @@ export class MessageService {
    * one found stays known.
    */
   async send(body: JsonBody | undefined): Promise<SentMessage> {
-    const deps = this.deps;
+    const { deps } = this;
     const { to } = validate(sendMessageBody, body?.value);
     const recipient = recipientOf(to, deps.server);
     const envelope = envelopeText(body);
@@ -115,7 +115,7 @@ export class MessageService {
    * key and the page together; the page is returned only once the signature verified.
    */
   async readInbox(req: InboxRequest): Promise<InboxPage> {
-    const deps = this.deps;
+    const { deps } = this;
     const handle = requireValidHandle(req.handle);
     const { since, limit } = validate(inboxQuery, req.query);
     const page = await readInboxPage(deps.db, handle, since, limit);

@@ -38,7 +38,7 @@ export class PushService {
     verb: 'subscribe' | 'unsubscribe',
     r: PushRequest,
   ): Promise<{ handle: string; body: unknown }> {
-    const deps = this.deps;
+    const { deps } = this;
     const handle = requireValidHandle(r.handle);
     const row = await findHandle(deps.db, handle);
     if (!row) throw relayErrors.unknownHandle();
@@ -52,7 +52,7 @@ export class PushService {
 
   /** Stores (or re-keys) a subscription after the spec's checks; the endpoint is SSRF-checked. */
   async subscribe(r: PushRequest): Promise<void> {
-    const deps = this.deps;
+    const { deps } = this;
     const { handle, body } = await this.#authorise('subscribe', r);
     const subscription = validate(subscribeBody, body);
     const problem = await endpointProblem(subscription.endpoint, deps.allowPrivateEndpoints);
@@ -62,7 +62,7 @@ export class PushService {
 
   /** Removes the handle's subscription with that endpoint (idempotent). */
   async unsubscribe(r: PushRequest): Promise<void> {
-    const deps = this.deps;
+    const { deps } = this;
     const { handle, body } = await this.#authorise('unsubscribe', r);
     const { endpoint } = validate(unsubscribeBody, body);
     await deleteSubscription(deps.db, handle, endpoint);

@@ -44,7 +44,7 @@ export class StreamService {
    * present 400, verifies 401 (timestamp checked at connect time only), resume point 400.
    */
   async open(r: StreamRequest, res: Response): Promise<void> {
-    const deps = this.deps;
+    const { deps } = this;
     const handle = requireValidHandle(r.handle);
     const row = await findHandle(deps.db, handle);
     if (!row) throw relayErrors.unknownHandle();
