@@ -63,6 +63,7 @@ describe('readBodyText, as express.json reads a body', () => {
   it.each([
     ['a charset JSON does not allow', { 'Content-Type': 'application/json; charset=latin1' }],
     ['an unknown content encoding', { 'Content-Encoding': 'x-unknown' }],
+    ['an encoding named like an object member', { 'Content-Encoding': 'constructor' }],
   ])('refuses %s with 415', async (_what, headers) => {
     const res = await request(app).post('/').set(headers).send('{}').expect(415);
     expect(res.body).toEqual({

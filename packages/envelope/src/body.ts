@@ -5,7 +5,7 @@ import contentType from 'content-type';
 import getRawBody from 'raw-body';
 import { AppError, errors } from './errors.js';
 
-/** How a body is read: its size limit, and whether it is JSON text or bytes. */
+/** How a body is read. */
 export interface ReadBodyOptions {
   /** Largest body accepted, in bytes after inflating; past it: 413. */
   limit: number;
@@ -25,9 +25,7 @@ export function hasBody(req: IncomingMessage): boolean {
  */
 export function bodyError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
-  const e = err as { type?: unknown; status?: unknown; expose?: unknown } | null;
-  if (!e || typeof e !== 'object') return undefined;
-  switch (e.type) {
+  switch ((err as { type?: unknown } | null)?.type) {
     case 'entity.parse.failed':
       return errors.malformedJson();
     case 'entity.too.large':
@@ -44,15 +42,18 @@ export function bodyError(err: unknown): AppError | undefined {
 
 /** The body stream after undoing its `Content-Encoding`, as body-parser inflates it. */
 function inflated(req: IncomingMessage): IncomingMessage | Transform {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const inflate = {
-    deflate: () => zlib.createInflate(),
-    gzip: () => zlib.createGunzip(),
-    br: () => zlib.createBrotliDecompress(),
-  }[encoding];
-  if (encoding === 'identity') return req;
-  if (!inflate) throw errors.unsupportedBodyEncoding();
-  return req.pipe(inflate());
+  switch ((req.headers['content-encoding'] ?? 'identity').toLowerCase()) {
+    case 'identity':
+      return req;
+    case 'deflate':
+      return req.pipe(zlib.createInflate());
+    case 'gzip':
+      return req.pipe(zlib.createGunzip());
+    case 'br':
+      return req.pipe(zlib.createBrotliDecompress());
+    default:
+      throw errors.unsupportedBodyEncoding();
+  }
 }
 
 /** The rest of a body nobody reads, taken off the socket so the connection stays usable. */
