@@ -1,57 +1,5 @@
 import { assetStoreError, handleRelayError, success } from './envelopes.js';
-import { errors, fromDatabaseError, isUniqueViolation } from './errors.js';
-
-const pgError = (code: string, constraint?: string) =>
-  Object.assign(new Error(`pg error ${code}`), { code, constraint });
-
-describe('isUniqueViolation', () => {
-  it('recognises a Postgres unique violation', () => {
-    expect(isUniqueViolation(pgError('23505', 'handle_pkey'))).toBe(true);
-  });
-
-  it('matches only the named constraint when one is given', () => {
-    expect(isUniqueViolation(pgError('23505', 'handle_pkey'), 'handle_pkey')).toBe(true);
-    expect(isUniqueViolation(pgError('23505', 'handle_primary_key'), 'handle_pkey')).toBe(false);
-  });
-
-  it.each([
-    ['another SQLSTATE', pgError('23503')],
-    ['a plain Error', new Error('23505')],
-    ['null', null],
-    ['undefined', undefined],
-    ['a string', '23505'],
-  ])('is false for %s', (_label, value) => {
-    expect(isUniqueViolation(value)).toBe(false);
-  });
-});
-
-describe('fromDatabaseError', () => {
-  it('maps a unique violation to 409 conflict', () => {
-    expect(fromDatabaseError(pgError('23505'))).toMatchObject({
-      status: 409,
-      code: 'conflict',
-      message: 'already exists',
-    });
-  });
-
-  it.each(['22P02', '22003', '23514'])('maps %s (a value the client sent) to 400', (code) => {
-    expect(fromDatabaseError(pgError(code))).toMatchObject({
-      status: 400,
-      code: 'bad_request',
-      message: 'invalid value',
-    });
-  });
-
-  it.each([
-    ['a missing table', pgError('42P01')],
-    ['a lost connection', pgError('57P01')],
-    ['an error without a code', new Error('boom')],
-    ['a numeric code', Object.assign(new Error('x'), { code: 23505 })],
-    ['null', null],
-  ])('leaves %s unmapped, so it becomes a 500', (_label, value) => {
-    expect(fromDatabaseError(value)).toBeUndefined();
-  });
-});
+import { errors } from './errors.js';
 
 describe('envelopes', () => {
   it('renders the asset-store error and success shapes', () => {

@@ -17,6 +17,8 @@ export const errors = {
   unauthorized: (message: string) => new AppError(401, 'unauthorized', message),
   forbidden: (message: string) => new AppError(403, 'forbidden', message),
   notFound: (message = 'not found') => new AppError(404, 'not_found', message),
+  /** 404 for a path no route answers. */
+  noSuchRoute: () => new AppError(404, 'not_found', 'no such route'),
   methodNotAllowed: (allowed: readonly string[]) =>
     new AppError(405, 'method_not_allowed', 'method not allowed', { Allow: allowed.join(', ') }),
   conflict: (message: string) => new AppError(409, 'conflict', message),
@@ -29,6 +31,18 @@ export const errors = {
   internal: (message = 'internal error') => new AppError(500, 'internal', message),
   notImplemented: (message: string) => new AppError(501, 'not_implemented', message),
   unavailable: (message: string) => new AppError(503, 'unavailable', message),
+  /** The body is not the JSON the route reads. */
+  malformedJson: () => new AppError(400, 'bad_request', 'malformed JSON body'),
+  /** The body is larger than the route accepts. */
+  bodyTooLarge: () => new AppError(413, 'payload_too_large', 'request body too large'),
+  /** A `Content-Encoding` or charset the server cannot read. */
+  unsupportedBodyEncoding: () =>
+    new AppError(415, 'unsupported_media_type', 'unsupported body encoding'),
+  /** The client went away before its body arrived. */
+  requestAborted: () => new AppError(400, 'bad_request', 'request aborted'),
+  /** The path holds a percent-encoding that decodes to nothing. */
+  malformedPathEncoding: () =>
+    new AppError(400, 'bad_request', 'malformed percent-encoding in the path'),
   insufficientStorage: () =>
     new AppError(
       507,
@@ -38,41 +52,18 @@ export const errors = {
 };
 
 /**
- * The disk (or the user's quota) is full, in the file system's words or the database's
- * (SQLSTATE 53100). Not the client's doing, but not a fault it should read as one either:
- * the same request can succeed once space is freed.
+ * The disk (or the user's quota) is full, in the file system's words. Not the client's
+ * doing, but not a fault it should read as one either: the same request can succeed once
+ * space is freed. (A database's own words for it are its service's to translate.)
  */
 export function isOutOfSpace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === '53100';
-}
-
-interface PgLikeError {
-  code?: unknown;
-  constraint?: unknown;
-}
-
-/** True for a Postgres unique violation (23505), optionally on one named constraint. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as PgLikeError | null;
-  return (
-    !!e &&
-    typeof e === 'object' &&
-    e.code === '23505' &&
-    (constraint === undefined || e.constraint === constraint)
-  );
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /**
- * Turns a Postgres error that the client caused into an AppError; everything else stays
- * unknown (a 500). The one place database error codes are interpreted.
+ * A service's reading of errors from outside the HTTP layer (its database's codes): an
+ * AppError for those it knows, `undefined` for the rest. One a server-side status comes
+ * back for (a full disk: 507) is still logged, for the operator.
  */
-export function fromDatabaseError(err: unknown): AppError | undefined {
-  const code = (err as PgLikeError | null)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code === '23505') return errors.conflict('already exists');
-  if (code === '22P02' || code === '22003' || code === '23514') {
-    return errors.badRequest('invalid value');
-  }
-  return undefined;
-}
+export type ErrorTranslator = (err: unknown) => AppError | undefined;

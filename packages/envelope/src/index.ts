@@ -1,4 +1,8 @@
-export { AppError, errors, fromDatabaseError, isUniqueViolation } from './errors.js';
+export { AppError, errors, isOutOfSpace } from './errors.js';
+export type { ErrorTranslator } from './errors.js';
+export { bodyError, hasBody, readBodyBytes, readBodyText } from './body.js';
+export type { ReadBodyOptions } from './body.js';
+export { clientAddress } from './client-address.js';
 export { assetStoreError, handleRelayError, success } from './envelopes.js';
 export type { ErrorRenderer } from './envelopes.js';
 export {
@@ -10,8 +14,8 @@ export {
   writeError,
   writeJson,
 } from './middleware.js';
-export { jsonLane } from './lane.js';
-export type { LaneOptions } from './lane.js';
+export { handlerLane, jsonLane } from './lane.js';
+export type { HandlerLaneOptions, LaneOptions, NodeHandler } from './lane.js';
 export { createLogger, createMetrics } from './observability.js';
 export { requestLogging, startRequestLine } from './request-logging.js';
 export type { Metrics } from './observability.js';

@@ -1,24 +1,43 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
+import type { ErrorTranslator } from './errors.js';
 import { writeError, writeJson } from './middleware.js';
 import type { Metrics } from './observability.js';
 import { startRequestLine } from './request-logging.js';
 
-/** One hot route answered ahead of Express. */
-export interface LaneOptions {
+/**
+ * A route's whole work against Node's request and response: mounted as is in a lane and as
+ * the Express route of the same path (Express 5 awaits it), so both answer alike.
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** What every lane shares: how its requests are counted, logged and failed. */
+interface LaneBase {
   /** Whether the lane takes the request; everything else goes to Express. */
   takes: (req: IncomingMessage) => boolean;
   /** The route pattern its requests are counted under in the metrics. */
   route: string;
+  render: ErrorRenderer;
+  /** The service's reading of its database's errors, as its error middleware has it. */
+  translate?: ErrorTranslator;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** One hot route answered ahead of Express by the route's own handler. */
+export interface HandlerLaneOptions extends LaneBase {
+  /** Writes the answer; a throw is answered as `errorHandler` would. */
+  handle: NodeHandler;
+}
+
+/** One hot route answered ahead of Express with a JSON body. */
+export interface LaneOptions extends LaneBase {
   /**
    * Status and JSON body of the answer (a `JsonText` is sent as it is); a throw is answered
    * as `errorHandler` would.
    */
   answer: (req: IncomingMessage, res: ServerResponse) => Promise<[status: number, body: unknown]>;
-  render: ErrorRenderer;
-  logger: Logger;
-  metrics: Metrics;
 }
 
 /**
@@ -29,16 +48,15 @@ export interface LaneOptions {
  * returned function answers whether it took the request; when not, the caller hands the
  * request to Express.
  */
-export function jsonLane(
-  options: LaneOptions,
+export function handlerLane(
+  options: HandlerLaneOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { takes, route, answer, render, logger, metrics } = options;
+  const { takes, route, handle, render, translate, logger, metrics } = options;
   const respond = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      const [status, body] = await answer(req, res);
-      writeJson(res, status, body);
+      await handle(req, res);
     } catch (err) {
-      writeError(res, err, render, logger);
+      writeError(res, err, render, logger, translate);
     }
   };
   return (req, res) => {
@@ -48,4 +66,18 @@ export function jsonLane(
     void respond(req, res);
     return true;
   };
+}
+
+/** `handlerLane` for a route whose answer is one JSON body. */
+export function jsonLane(
+  options: LaneOptions,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const { answer, ...rest } = options;
+  return handlerLane({
+    ...rest,
+    handle: async (req, res) => {
+      const [status, body] = await answer(req, res);
+      writeJson(res, status, body);
+    },
+  });
 }

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { pino, type Logger } from 'pino';
 import request from 'supertest';
 import { assetStoreError, handleRelayError, success, type ErrorRenderer } from './envelopes.js';
-import { AppError, errors } from './errors.js';
+import { AppError, errors, type ErrorTranslator } from './errors.js';
 import { errorHandler, methodNotAllowed, notFound } from './middleware.js';
 import { requestLogging } from './request-logging.js';
 
@@ -17,6 +17,17 @@ function capturingLogger(): { logger: Logger; lines: LogLine[] } {
   );
   return { logger, lines };
 }
+
+/**
+ * A service's reading of its database's errors, as each service's `db/pg-errors.ts` gives
+ * its error middleware: a unique violation is 409, a full disk 507.
+ */
+const translate: ErrorTranslator = (err) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '23505') return errors.conflict('already exists');
+  if (code === '53100') return errors.insufficientStorage();
+  return undefined;
+};
 
 /** A tiny app wired the way both services wire theirs. */
 function buildApp(render: ErrorRenderer, logger: Logger, withRequestLogging = true): Express {
@@ -56,7 +67,7 @@ function buildApp(render: ErrorRenderer, logger: Logger, withRequestLogging = tr
     throw new Error('failed mid-stream');
   });
   app.use(notFound);
-  app.use(errorHandler(render, logger));
+  app.use(errorHandler(render, logger, translate));
   return app;
 }
 
@@ -193,7 +204,7 @@ describe('a full disk', () => {
     app.post('/store', () => {
       throw Object.assign(new Error('no space left on device'), fields);
     });
-    app.use(errorHandler(assetStoreError, logger));
+    app.use(errorHandler(assetStoreError, logger, translate));
     const res = await request(app).post('/store').expect(507);
     expect(res.body).toEqual({
       status: 'error',

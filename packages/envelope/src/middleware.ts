@@ -2,11 +2,11 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
-import { AppError, errors, fromDatabaseError, isOutOfSpace } from './errors.js';
+import { bodyError } from './body.js';
+import { AppError, errors, isOutOfSpace, type ErrorTranslator } from './errors.js';
 import { attachErrorToRequestLine } from './request-logging.js';
 
-interface BodyParserError {
-  type?: string;
+interface HttpError {
   status?: number;
   statusCode?: number;
   expose?: boolean;
@@ -26,27 +26,20 @@ const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   429: 'rate_limited',
 };
 
-/** Maps what Express and its parsers throw onto the shared catalogue. */
+/** Maps what Express, its parsers and the body readers throw onto the shared catalogue. */
 function toAppError(err: unknown): AppError | undefined {
-  if (err instanceof AppError) return err;
-  const e = err as BodyParserError | null;
+  const known = bodyError(err);
+  if (known) return known;
+  const e = err as HttpError | null;
   if (e && typeof e === 'object') {
-    if (e.type === 'entity.parse.failed') return errors.badRequest('malformed JSON body');
-    if (e.type === 'entity.too.large') return errors.payloadTooLarge('request body too large');
-    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-      return new AppError(415, 'unsupported_media_type', 'unsupported body encoding');
-    }
-    if (e.type === 'request.aborted') return errors.badRequest('request aborted');
     // The router's own decode of a path parameter: a client's bad percent-encoding.
-    if (err instanceof URIError && e.status === 400) {
-      return errors.badRequest('malformed percent-encoding in the path');
-    }
+    if (err instanceof URIError && e.status === 400) return errors.malformedPathEncoding();
     const status = e.status ?? e.statusCode;
     if (e.expose && typeof status === 'number' && status >= 400 && status < 500) {
       return new AppError(status, CODE_BY_STATUS[status] ?? 'bad_request', (err as Error).message);
     }
   }
-  return fromDatabaseError(err);
+  return undefined;
 }
 
 /** Sends an AppError in the service's envelope with its extra headers. */
@@ -60,23 +53,35 @@ export function sendError(res: Response, err: AppError, render: ErrorRenderer): 
  * a full disk is logged the same way, for the operator, and answered 507 so the client
  * knows to try again later.
  */
-function answerFor(err: unknown, res: ServerResponse, logger: Logger): AppError {
+function answerFor(
+  err: unknown,
+  res: ServerResponse,
+  logger: Logger,
+  translate: ErrorTranslator | undefined,
+): AppError {
   const known = toAppError(err);
   if (known) return known;
+  const translated = translate?.(err);
+  if (translated && translated.status < 500) return translated;
   // With request logging on, the error rides on the request's own log line (one line per
   // request, carrying the real stack); without it, it is logged here.
   const error = err instanceof Error ? err : new Error(String(err));
   if (!attachErrorToRequestLine(res, error)) logger.error({ err }, 'unhandled error');
-  return isOutOfSpace(err) ? errors.insufficientStorage() : errors.internal();
+  return translated ?? (isOutOfSpace(err) ? errors.insufficientStorage() : errors.internal());
 }
 
 /**
- * The single error middleware: known errors in the service's envelope; anything else is
- * logged once with its stack and answered as a bare 500 (no stack, no SQL).
+ * The single error middleware: known errors in the service's envelope (with `translate`,
+ * the service's reading of its database's errors); anything else is logged once with its
+ * stack and answered as a bare 500 (no stack, no SQL).
  */
-export function errorHandler(render: ErrorRenderer, logger: Logger): ErrorRequestHandler {
+export function errorHandler(
+  render: ErrorRenderer,
+  logger: Logger,
+  translate?: ErrorTranslator,
+): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, _next) => {
-    const appError = answerFor(err, res, logger);
+    const appError = answerFor(err, res, logger, translate);
     if (res.headersSent) {
       res.destroy();
       return;
@@ -111,8 +116,9 @@ export function writeError(
   err: unknown,
   render: ErrorRenderer,
   logger: Logger,
+  translate?: ErrorTranslator,
 ): void {
-  const appError = answerFor(err, res, logger);
+  const appError = answerFor(err, res, logger, translate);
   if (res.headersSent) {
     res.destroy();
     return;
@@ -123,7 +129,7 @@ export function writeError(
 
 /** Last in the chain: anything unmatched is a 404 in the envelope. */
 export const notFound: RequestHandler = () => {
-  throw errors.notFound('no such route');
+  throw errors.noSuchRoute();
 };
 
 /** Attach with `router.route(path)....all(methodNotAllowed([...]))`. */

@@ -8,7 +8,7 @@ import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema } from '../src/config.js';
 import { openStore } from '../src/db/database.js';
-import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
+import { createRelayRuntime, type RelayRuntime } from '../src/runtime.js';
 
 /** A benchmark's relay and how to put it away. */
 export interface BenchRelay {

@@ -12,20 +12,27 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { createHandleService } from './handles/handle.service.js';
+import { fromDatabaseError } from './db/pg-errors.js';
+import { HandleService } from './handles/handle.service.js';
 import { handleRoutes } from './handles/handle.routes.js';
 import { healthRoutes } from './health/health.routes.js';
-import type { RelayRuntime } from './messages/relay-runtime.js';
-import { relayRoutes } from './messages/relay.routes.js';
-import { KnownRecipients } from './messages/known-recipients.js';
-import type { MessageServiceDeps } from './messages/message.service.js';
-import { inboxLane } from './messages/inbox-lane.js';
-import { sendLane } from './messages/send-lane.js';
-import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
 import { natsAuthRoutes } from './internal/nats-auth.routes.js';
+import { KnownRecipients } from './messages/known-recipients.js';
+import { inboxHandler, sendHandler } from './messages/message.handlers.js';
+import { inboxLane, sendLane } from './messages/message.lanes.js';
+import { messageRoutes, type MessageHandlers } from './messages/message.routes.js';
+import { MessageService } from './messages/message.service.js';
+import { openApiFeatures } from './openapi-features.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
+import { pushRoutes } from './push/push.routes.js';
+import { PushService } from './push/push.service.js';
+import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
+import type { RelayRuntime } from './runtime.js';
+import { streamRoutes } from './stream/stream.routes.js';
+import { StreamService } from './stream/stream.service.js';
 import { API_PREFIXES, webRoutes } from './web/web.routes.js';
 import { webFingerRoutes } from './webfinger/webfinger.routes.js';
+import { WebFingerService } from './webfinger/webfinger.service.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -42,54 +49,65 @@ export interface AppDeps {
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
 export type App = RequestListener;
 
+/** The send and inbox handlers, mounted both in their lanes and as Express routes. */
+function messageHandlers(deps: AppDeps): MessageHandlers {
+  const { config, db, now, relay } = deps;
+  const messages = new MessageService({
+    db,
+    now,
+    server: config.server,
+    notifier: relay.push,
+    writer: relay.writer,
+    knownRecipients: new KnownRecipients(),
+  });
+  const sendLimit = createRateLimiter({ perMinute: config.rate_limit_per_minute, now });
+  return { send: sendHandler(messages, sendLimit), inbox: inboxHandler(messages) };
+}
+
 /**
  * Builds the handle-relay HTTP app: lanes for plain `POST /v1/messages` and
  * `GET /v1/inbox/{handle}`, Express for everything else. Nothing is wired at import time.
  */
 export function createApp(deps: AppDeps): App {
+  const { config, db, now, relay, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('handle_relay');
-  app.use(requestLogging(deps.logger));
+  app.use(requestLogging(logger));
   app.use(metrics.middleware);
-  const messages: MessageServiceDeps = {
-    db: deps.db,
-    now: deps.now,
-    server: deps.config.server,
-    notifier: deps.relay.push,
-    writer: deps.relay.writer,
-    knownRecipients: new KnownRecipients(),
-  };
-  const sendLimit = createRateLimiter({
-    perMinute: deps.config.rate_limit_per_minute,
-    now: deps.now,
-  });
+  const handlers = messageHandlers(deps);
   // The hot routes first: Express tries every layer above a route on every request.
-  app.use(relayRoutes({ ...deps, messages, sendLimit }));
+  app.use(messageRoutes(handlers));
+  app.use(streamRoutes(new StreamService({ db, now, hub: relay.streams })));
+  const push = new PushService({
+    db,
+    now,
+    allowPrivateEndpoints: config.push_allow_private_endpoints,
+  });
+  app.use(pushRoutes(push, relay.vapidPublicKey));
   app
     .route('/metrics')
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
-  app.use(healthRoutes({ server: deps.config.server, version: deps.version }));
-  app.use(openApiRoutes(deps.version));
+  app.use(healthRoutes({ server: config.server, version: deps.version }));
+  app.use(openApiRoutes(deps.version, openApiFeatures));
   app.post(
     '/v1/register',
-    rateLimit(createRateLimiter({ perMinute: deps.config.rate_limit_per_minute, now: deps.now })),
+    rateLimit(createRateLimiter({ perMinute: config.rate_limit_per_minute, now })),
   );
-  app.use(handleRoutes(createHandleService(deps)));
-  app.use(webFingerRoutes(deps));
+  app.use(handleRoutes(new HandleService({ db, config, now })));
+  app.use(webFingerRoutes(new WebFingerService({ db, config })));
   app.use(natsAuthRoutes());
   // Feature routers go above this line: below it, unmatched API paths are JSON 404s and
   // everything else belongs to the web root.
   app.use(API_PREFIXES, notFound);
-  app.use(
-    webRoutes({ server: deps.config.server, version: deps.version, webDir: deps.config.web_dir }),
-  );
+  app.use(webRoutes({ server: config.server, version: deps.version, webDir: config.web_dir }));
   app.use(notFound);
-  app.use(errorHandler(handleRelayError, deps.logger));
-  const send = sendLane({ messages, limit: sendLimit, logger: deps.logger, metrics });
-  const inbox = inboxLane({ messages, logger: deps.logger, metrics });
+  app.use(errorHandler(handleRelayError, logger, fromDatabaseError));
+  const laneDeps = { handlers, translate: fromDatabaseError, logger, metrics };
+  const send = sendLane(laneDeps);
+  const inbox = inboxLane(laneDeps);
   return (req, res) => {
     if (!send(req, res) && !inbox(req, res)) app(req, res);
   };

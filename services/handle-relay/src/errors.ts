@@ -34,6 +34,48 @@ export const relayErrors = {
   tooManyProofs: (max: number) => errors.badRequest(`too many proofs (max ${max})`),
   /** 400: WebFinger `resource` without the `acct:` prefix. */
   resourceNotAcct: () => errors.badRequest('resource must start with acct:'),
+  /** 400: a registration without a body. */
+  registrationMissing: () => errors.badRequest('request body must be a signed registration'),
+  /** 400: a registration signed with another suite than ours. */
+  unsupportedAlg: (alg: string, expected: string) =>
+    errors.badRequest(`unsupported signature alg ${alg} (expected ${expected})`),
+  /** 400: the registration's `signature.key` is no primary. */
+  invalidSignatureKey: () => errors.badRequest('signature.key must be ed25519:<64 hex characters>'),
+  /** 400: the registration is signed by another key than the primary it claims. */
+  signatureKeyMismatch: () => errors.badRequest('signature.key must equal payload.primary'),
+  /** 400: the registration's signature does not verify. */
+  registrationSignature: () => errors.badRequest('registration signature did not verify'),
+  /** 400: the registration's timestamp is too far from the server clock. */
+  registrationSkew: (seconds: number) =>
+    errors.badRequest(`registration timestamp is more than ${seconds} s away from server time`),
+  /** 400: a payload the canonicalizer cannot recurse into. */
+  payloadTooDeep: () =>
+    errors.badRequest('registration payload is nested too deeply to canonicalize'),
+  /** 400: a payload number RFC 8785 cannot write (`1e400`). */
+  payloadNumber: () =>
+    errors.badRequest('registration payload holds a number outside what RFC 8785 can write'),
+  /** 400: WebFinger without a `resource`. */
+  resourceMissing: () => errors.badRequest('missing resource query parameter'),
+  /** 400: WebFinger with `resource` repeated. */
+  resourceRepeated: () => errors.badRequest('resource must be given once'),
+  /** 400: a WebFinger `acct:` resource without `@<server>`. */
+  resourceNotAccount: () => errors.badRequest('resource must be acct:<handle>@<server>'),
+  /** 404: a WebFinger resource of another server. */
+  resourceElsewhere: () => errors.notFound('resource is not on this server'),
+  /** 400: a send to a handle of another server. */
+  recipientElsewhere: () => errors.badRequest('to must be a handle of this server'),
+  /** 413: an envelope past the contract's limit. */
+  envelopeTooLarge: (maxBytes: number) =>
+    errors.payloadTooLarge(`envelope is larger than ${maxBytes} bytes`),
+  /** 400: a stream opened without its `auth` query parameter. */
+  streamAuthMissing: () => errors.badRequest('missing auth query parameter'),
+  /** 400: a stream resume point (`since` or `Last-Event-ID`) that is no cursor. */
+  invalidResumePoint: (from: 'since' | 'Last-Event-ID') =>
+    errors.badRequest(`${from} must be a non-negative integer`),
+  /** 400: a push endpoint the relay will not call (see `endpointProblem`). */
+  unsafeEndpoint: (problem: string) => errors.badRequest(problem),
+  /** 503 for work that arrives once shutdown began. */
+  shuttingDown: () => errors.unavailable('the server is shutting down'),
   /** 501 for the message-bus callout stub. */
   natsAuthNotImplemented: () =>
     errors.notImplemented('the message-bus auth callout is not implemented in this version'),

@@ -3,7 +3,7 @@ import { createLogger, handleRelayError, serve } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { openStore, targetFor } from './db/database.js';
-import { createRelayRuntime } from './messages/relay-runtime.js';
+import { createRelayRuntime } from './runtime.js';
 import { startRetention } from './retention/retention.worker.js';
 import { readVersion } from './version.js';
 

@@ -1,12 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLogger, createMetrics } from '@svc/envelope';
 import request from 'supertest';
-import { inboxLane } from '../src/messages/inbox-lane.js';
+import { fromDatabaseError } from '../src/db/pg-errors.js';
+import { KnownRecipients } from '../src/messages/known-recipients.js';
+import { inboxHandler } from '../src/messages/message.handlers.js';
+import { inboxLane } from '../src/messages/message.lanes.js';
+import { MessageService } from '../src/messages/message.service.js';
 import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
-// Plain `GET /v1/inbox/{handle}` is answered ahead of Express (src/messages/inbox-lane.ts);
+// Plain `GET /v1/inbox/{handle}` is answered ahead of Express (src/messages/message.lanes.ts);
 // a trailing slash sends the same request through the Express route. Every answer must match.
 const lanePath = (handle: string) => `/v1/inbox/${handle}`;
 const expressPath = (handle: string) => `/v1/inbox/${handle}/`;
@@ -139,8 +143,20 @@ describe('the inbox lane and the Express route', () => {
 describe('the inbox lane', () => {
   /** The lane alone, in front of a fallback that answers 418 for what it leaves. */
   const laneOnly = () => {
+    const messages = new MessageService({
+      db: t.store.db,
+      now: Date.now,
+      server: t.config.server,
+      notifier: t.relay.push,
+      writer: t.relay.writer,
+      knownRecipients: new KnownRecipients(),
+    });
     const lane = inboxLane({
-      messages: { db: t.store.db, now: Date.now },
+      handlers: {
+        send: () => Promise.reject(new Error('not a send')),
+        inbox: inboxHandler(messages),
+      },
+      translate: fromDatabaseError,
       logger: createLogger('inbox-lane-test', 'silent'),
       metrics: createMetrics('inbox_lane_test'),
     });

@@ -11,7 +11,7 @@ import { authLines, generateKeyPair, signedAuthValue } from '../src/client/index
 import { configSchema } from '../src/config.js';
 import { SCHEMA, type Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
+import { createRelayRuntime, type RelayRuntime } from '../src/runtime.js';
 import { SETUP_TIMEOUT_MS } from './test-app.js';
 
 const ADDED_BY = '20261123100000_message_created_text';

@@ -8,7 +8,7 @@ import { SEND_BODY_LIMIT_BYTES } from '../src/messages/message.schemas.js';
 import { registerHandle, type RegisteredHandle } from './handle-factories.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
-// Plain `POST /v1/messages` is answered ahead of Express (src/messages/send-lane.ts); a
+// Plain `POST /v1/messages` is answered ahead of Express (src/messages/message.lanes.ts); a
 // query string sends the same request through the Express route. Every answer must match.
 const LANE = '/v1/messages';
 const EXPRESS = '/v1/messages?via=express';

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { openStore } from '../src/db/database.js';
-import { createRelayRuntime } from '../src/messages/relay-runtime.js';
+import { createRelayRuntime } from '../src/runtime.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import { openSse, type SseClient } from './sse-client.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';

@@ -7,7 +7,7 @@ import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { openStore, type Database } from '../src/db/database.js';
-import { createRelayRuntime, type RelayRuntime } from '../src/messages/relay-runtime.js';
+import { createRelayRuntime, type RelayRuntime } from '../src/runtime.js';
 
 /** Time a test file may take to build or drop its world (a fresh database and app). */
 export const SETUP_TIMEOUT_MS = 60_000;

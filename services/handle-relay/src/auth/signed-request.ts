@@ -1,5 +1,5 @@
 import { relayErrors } from '../errors.js';
-import { parsePrimary } from '../handles/handle-rules.js';
+import { parsePrimary } from './primary-key.js';
 import { verifyEd25519 } from './ed25519.js';
 
 /** Allowed distance between the server clock and the signed `<unix_ts>`, either way. */

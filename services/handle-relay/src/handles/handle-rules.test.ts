@@ -1,8 +1,8 @@
+import { parsePrimary } from '../auth/primary-key.js';
 import {
   foldHandle,
   handleProblem,
   isValidHandle,
-  parsePrimary,
   parseQualifiedHandle,
   requireValidHandle,
 } from './handle-rules.js';

@@ -1,18 +1,14 @@
-import { isUniqueViolation } from '@svc/envelope';
 import type { Kysely } from 'kysely';
+import { formatPrimary, parsePrimary } from '../auth/primary-key.js';
 import { verifySignedRequest } from '../auth/signed-request.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import { isUniqueViolation } from '../db/pg-errors.js';
 import { relayErrors } from '../errors.js';
-import { parseJsonBody, validate } from '../http/body.js';
+import { parseJsonBody } from '../http/body.js';
+import { validate } from '../http/validate.js';
 import { toHandleRecord, type HandleRecord } from './handle-record.js';
-import {
-  foldHandle,
-  formatPrimary,
-  isValidHandle,
-  parsePrimary,
-  requireValidHandle,
-} from './handle-rules.js';
+import { foldHandle, isValidHandle, requireValidHandle } from './handle-rules.js';
 import * as repo from './handle.repository.js';
 import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
 import { HandleWriter } from './handle-writer.js';
@@ -27,70 +23,79 @@ export interface HandleServiceDeps {
 }
 
 /** Registration, lookups and proofs: the identity rules of the relay. */
-export type HandleService = ReturnType<typeof createHandleService>;
+export class HandleService {
+  readonly #writer: HandleWriter;
 
-/** Builds the handle service over a database and clock. */
-export function createHandleService(deps: HandleServiceDeps) {
-  const { db, config, now } = deps;
-  const record = (row: HandleRow): HandleRecord => toHandleRecord(row, config);
-  const writer = new HandleWriter(db);
+  constructor(private readonly deps: HandleServiceDeps) {
+    this.#writer = new HandleWriter(deps.db);
+  }
 
-  return {
-    /**
-     * Claims a handle from a signed registration. The unique constraints decide races:
-     * of concurrent claims exactly one insert succeeds, the others get 409.
-     */
-    async register(rawBody: unknown): Promise<HandleRecord> {
-      const nowMs = now();
-      const { handle, primary } = verifyRegistration(parseJsonBody(rawBody), config.server, nowMs);
-      const row = { handle, primary_key: primary, registered_at: new Date(nowMs), proofs: [] };
-      if (await writer.tryInsert(row)) return record(row);
-      try {
-        return record(await repo.insertHandle(db, row));
-      } catch (err) {
-        if (isUniqueViolation(err, HANDLE_PKEY)) throw relayErrors.handleTaken(handle);
-        if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();
-        throw err;
-      }
-    },
+  #record(row: HandleRow): HandleRecord {
+    return toHandleRecord(row, this.deps.config);
+  }
 
-    /** Forward lookup; a malformed or reserved handle is simply not registered (404). */
-    async lookup(rawHandle: string): Promise<HandleRecord> {
-      const handle = foldHandle(rawHandle);
-      const row = isValidHandle(handle) ? await repo.findHandle(db, handle) : undefined;
-      if (!row) throw relayErrors.unknownHandle();
-      return record(row);
-    },
+  /**
+   * Claims a handle from a signed registration. The unique constraints decide races:
+   * of concurrent claims exactly one insert succeeds, the others get 409.
+   */
+  async register(rawBody: Buffer | undefined): Promise<HandleRecord> {
+    const nowMs = this.deps.now();
+    const { handle, primary } = verifyRegistration(
+      parseJsonBody(rawBody),
+      this.deps.config.server,
+      nowMs,
+    );
+    const row = { handle, primary_key: primary, registered_at: new Date(nowMs), proofs: [] };
+    if (await this.#writer.tryInsert(row)) return this.#record(row);
+    try {
+      return this.#record(await repo.insertHandle(this.deps.db, row));
+    } catch (err) {
+      if (isUniqueViolation(err, HANDLE_PKEY)) throw relayErrors.handleTaken(handle);
+      if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();
+      throw err;
+    }
+  }
 
-    /** Reverse lookup by `ed25519:<64 hex>` (either case); 400 when unparsable. */
-    async byPrimary(rawPrimary: string): Promise<HandleRecord> {
-      const primary = parsePrimary(rawPrimary);
-      if (!primary) throw relayErrors.invalidPrimary();
-      const row = await repo.findByPrimary(db, formatPrimary(primary));
-      if (!row) throw relayErrors.unknownPrimary();
-      return record(row);
-    },
+  /** Forward lookup; a malformed or reserved handle is simply not registered (404). */
+  async lookup(rawHandle: string): Promise<HandleRecord> {
+    const handle = foldHandle(rawHandle);
+    const row = isValidHandle(handle) ? await repo.findHandle(this.deps.db, handle) : undefined;
+    if (!row) throw relayErrors.unknownHandle();
+    return this.#record(row);
+  }
 
-    /**
-     * Replaces a handle's proofs. Order of checks: handle valid (400), exists (404),
-     * `X-ID-Auth` verifies (401), at most 64 proofs (400), then each entry (400).
-     */
-    async setProofs(rawHandle: string, auth: string | undefined, rawBody: unknown): Promise<void> {
-      const handle = requireValidHandle(rawHandle);
-      const row = await repo.findHandle(db, handle);
-      if (!row) throw relayErrors.unknownHandle();
-      const lines = (spelled: string) => ['PUT', `/v1/profile/${spelled}/proofs`];
-      verifySignedRequest({
-        value: auth,
-        primary: row.primary_key,
-        lines: lines(handle),
-        spelledLines: lines(rawHandle),
-        now: now(),
-      });
-      const { proofs } = validate(proofsBodySchema, parseJsonBody(rawBody));
-      if (proofs.length > PROOFS_MAX) throw relayErrors.tooManyProofs(PROOFS_MAX);
-      const entries = proofs.map((p) => validate(proofEntrySchema, p));
-      if (!(await repo.setProofs(db, handle, entries))) throw relayErrors.unknownHandle();
-    },
-  };
+  /** Reverse lookup by `ed25519:<64 hex>` (either case); 400 when unparsable. */
+  async byPrimary(rawPrimary: string): Promise<HandleRecord> {
+    const primary = parsePrimary(rawPrimary);
+    if (!primary) throw relayErrors.invalidPrimary();
+    const row = await repo.findByPrimary(this.deps.db, formatPrimary(primary));
+    if (!row) throw relayErrors.unknownPrimary();
+    return this.#record(row);
+  }
+
+  /**
+   * Replaces a handle's proofs. Order of checks: handle valid (400), exists (404),
+   * `X-ID-Auth` verifies (401), at most 64 proofs (400), then each entry (400).
+   */
+  async setProofs(
+    rawHandle: string,
+    auth: string | undefined,
+    rawBody: Buffer | undefined,
+  ): Promise<void> {
+    const handle = requireValidHandle(rawHandle);
+    const row = await repo.findHandle(this.deps.db, handle);
+    if (!row) throw relayErrors.unknownHandle();
+    const lines = (spelled: string) => ['PUT', `/v1/profile/${spelled}/proofs`];
+    verifySignedRequest({
+      value: auth,
+      primary: row.primary_key,
+      lines: lines(handle),
+      spelledLines: lines(rawHandle),
+      now: this.deps.now(),
+    });
+    const { proofs } = validate(proofsBodySchema, parseJsonBody(rawBody));
+    if (proofs.length > PROOFS_MAX) throw relayErrors.tooManyProofs(PROOFS_MAX);
+    const entries = proofs.map((p) => validate(proofEntrySchema, p));
+    if (!(await repo.setProofs(this.deps.db, handle, entries))) throw relayErrors.unknownHandle();
+  }
 }

@@ -1,8 +1,9 @@
 import { verifyEd25519 } from '../auth/ed25519.js';
 import { canonicalJson } from '../client/canonical-json.js';
 import { relayErrors } from '../errors.js';
-import { validate } from '../http/body.js';
-import { formatPrimary, handleProblem, parsePrimary } from './handle-rules.js';
+import { validate } from '../http/validate.js';
+import { formatPrimary, parsePrimary } from '../auth/primary-key.js';
+import { handleProblem } from './handle-rules.js';
 import { registrationSchema } from './handle.schemas.js';
 
 /** The only signature suite accepted for registrations. */
@@ -26,24 +27,22 @@ export function verifyRegistration(
   nowMs: number,
 ): VerifiedRegistration {
   if (body === undefined) {
-    throw relayErrors.badRequest('request body must be a signed registration');
+    throw relayErrors.registrationMissing();
   }
   const { payload, signature } = validate(registrationSchema, body);
   if (signature.alg !== REGISTRATION_ALG) {
-    throw relayErrors.badRequest(
-      `unsupported signature alg ${signature.alg} (expected ${REGISTRATION_ALG})`,
-    );
+    throw relayErrors.unsupportedAlg(signature.alg, REGISTRATION_ALG);
   }
   const key = parsePrimary(signature.key);
-  if (!key) throw relayErrors.badRequest('signature.key must be ed25519:<64 hex characters>');
+  if (!key) throw relayErrors.invalidSignatureKey();
   if (signature.key !== payload.primary) {
-    throw relayErrors.badRequest('signature.key must equal payload.primary');
+    throw relayErrors.signatureKeyMismatch();
   }
   // The signed bytes are those of the payload as sent, unknown fields included.
   const sent = (body as { payload: unknown }).payload;
   const signed = Buffer.from(canonicalPayload(sent), 'utf8');
   if (!verifyEd25519(key.keyHex, signed, signature.sig)) {
-    throw relayErrors.badRequest('registration signature did not verify');
+    throw relayErrors.registrationSignature();
   }
   // The spec: the payload's server "must equal the configured server name" (exactly; the
   // signed bytes name it as the client meant it).
@@ -53,9 +52,7 @@ export function verifyRegistration(
   const problem = handleProblem(payload.handle);
   if (problem) throw relayErrors.invalidHandle(problem);
   if (Math.abs(Math.floor(nowMs / 1000) - payload.ts) > REGISTRATION_SKEW_SECONDS) {
-    throw relayErrors.badRequest(
-      `registration timestamp is more than ${REGISTRATION_SKEW_SECONDS} s away from server time`,
-    );
+    throw relayErrors.registrationSkew(REGISTRATION_SKEW_SECONDS);
   }
   return { handle: payload.handle, primary: formatPrimary(key) };
 }
@@ -71,10 +68,8 @@ function canonicalPayload(sent: unknown): string {
     return canonicalJson(sent);
   } catch (err) {
     if (err instanceof RangeError) {
-      throw relayErrors.badRequest('registration payload is nested too deeply to canonicalize');
+      throw relayErrors.payloadTooDeep();
     }
-    throw relayErrors.badRequest(
-      'registration payload holds a number outside what RFC 8785 can write',
-    );
+    throw relayErrors.payloadNumber();
   }
 }

@@ -38,8 +38,8 @@ export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push
  * recipients come back ascending by seq (not the envelopes: the caller has them, and
  * echoing up to 4 MiB back would double the traffic), each with whether its recipient has
  * push subscriptions. An unknown recipient fails the foreign key for the whole batch.
- * Its text never varies, so it is prepared on each server connection: planned per call,
- * it cost Postgres about 95 µs a send against 80 prepared (16 senders, measured).
+ * Its text never varies, so it is prepared on each server connection: planning it per call
+ * cost more than a prepared run (bench/NOTES.md).
  */
 export async function insertMessageBatch(
   db: Kysely<Database>,

@@ -38,8 +38,3 @@ export const inboxQuery = z.object({
 
 /** A stream resume point (`Last-Event-ID` header or `since` query): a non-negative integer. */
 export const resumeCursor = cursor;
-
-/** The first problem of a failed parse, as one message naming the field. */
-export function firstIssue(error: z.ZodError): string {
-  return error.issues[0]?.message ?? 'invalid request';
-}

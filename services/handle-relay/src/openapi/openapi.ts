@@ -5,7 +5,6 @@ import {
   type OpenApiFeature,
   type OpenApiPaths,
 } from './openapi-types.js';
-import { openApiFeatures } from './registry.js';
 
 /** What any operation may answer: another method on its path (405), or a failure (500). */
 const SHARED_RESPONSES = {
@@ -28,7 +27,7 @@ function withSharedResponses(item: OpenApiPaths[string]): OpenApiPaths[string] {
 /** The OpenAPI 3.1 document of every endpoint, merged from the features' path objects. */
 export function buildOpenApi(
   version: string,
-  features: readonly OpenApiFeature[] = openApiFeatures,
+  features: readonly OpenApiFeature[],
 ): Record<string, unknown> {
   const paths: OpenApiPaths = {};
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas };

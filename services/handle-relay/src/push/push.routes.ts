@@ -1,39 +1,33 @@
 import { methodNotAllowed } from '@svc/envelope';
 import { Router } from 'express';
-import { rawBody } from '../http/body.js';
-import { subscribe, unsubscribe, type PushServiceDeps } from './push.service.js';
+import { readBytes } from '../http/body.js';
+import type { PushService } from './push.service.js';
 
 /** Subscription bodies are small; an endpoint URL is at most 2 KiB. */
-const BODY_LIMIT = '16kb';
+const BODY_LIMIT = 16 * 1024;
 
 /** `GET /v1/push/vapid-public-key`, `POST /v1/push/subscribe|unsubscribe/{handle}`. */
-export function pushRoutes(deps: PushServiceDeps & { vapidPublicKey: string }): Router {
+export function pushRoutes(service: PushService, vapidPublicKey: string): Router {
   const router = Router();
   router
     .route('/v1/push/vapid-public-key')
     .get((_req, res) => {
-      res.json({ key: deps.vapidPublicKey });
+      res.json({ key: vapidPublicKey });
     })
     .all(methodNotAllowed(['GET']));
   router
     .route('/v1/push/subscribe/:handle')
-    .post(rawBody(BODY_LIMIT), async (req, res) => {
-      await subscribe(deps, {
-        handle: req.params.handle,
-        auth: req.get('X-ID-Auth'),
-        body: req.body,
-      });
+    .post(async (req, res) => {
+      const body = await readBytes(req, BODY_LIMIT);
+      await service.subscribe({ handle: req.params.handle, auth: req.get('X-ID-Auth'), body });
       res.status(204).end();
     })
     .all(methodNotAllowed(['POST']));
   router
     .route('/v1/push/unsubscribe/:handle')
-    .post(rawBody(BODY_LIMIT), async (req, res) => {
-      await unsubscribe(deps, {
-        handle: req.params.handle,
-        auth: req.get('X-ID-Auth'),
-        body: req.body,
-      });
+    .post(async (req, res) => {
+      const body = await readBytes(req, BODY_LIMIT);
+      await service.unsubscribe({ handle: req.params.handle, auth: req.get('X-ID-Auth'), body });
       res.status(204).end();
     })
     .all(methodNotAllowed(['POST']));

@@ -3,9 +3,9 @@ import { readAuthValue, verifyAuthSignature } from '../auth/signed-request.js';
 import type { Database } from '../db/database.js';
 import { relayErrors } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
+import { validate } from '../http/validate.js';
 import { findHandle } from '../handles/handle.repository.js';
 import { requireValidHandle } from '../handles/handle-rules.js';
-import { firstIssue } from '../messages/message.schemas.js';
 import { endpointProblem } from './endpoint-guard.js';
 import { deleteSubscription, upsertSubscription } from './push.repository.js';
 import { claimedEndpoint, subscribeBody, unsubscribeBody } from './push.schemas.js';
@@ -21,45 +21,50 @@ export interface PushServiceDeps {
 export interface PushRequest {
   handle: string;
   auth: string | undefined;
-  body: unknown;
+  body: Buffer | undefined;
 }
 
-/**
- * Handle valid (400), exists (404), then `X-ID-Auth` (401). The signature covers the body's
- * endpoint, so only the checks that need no body (present, well formed, fresh) come before
- * the body is read (malformed JSON: 400); the signature over `<verb>`, the path and the
- * claimed endpoint is checked right after. Returns the folded handle and the parsed body.
- */
-async function authorise(
-  deps: PushServiceDeps,
-  verb: 'subscribe' | 'unsubscribe',
-  r: PushRequest,
-): Promise<{ handle: string; body: unknown }> {
-  const handle = requireValidHandle(r.handle);
-  const row = await findHandle(deps.db, handle);
-  if (!row) throw relayErrors.unknownHandle();
-  const auth = readAuthValue(r.auth, deps.now());
-  const body = parseJsonBody(r.body);
-  const endpoint = claimedEndpoint(body);
-  const lines = (spelled: string) => [verb, `/v1/push/${verb}/${spelled}`, endpoint];
-  verifyAuthSignature(auth, row.primary_key, lines(handle), lines(r.handle));
-  return { handle, body };
-}
+/** The push subscription rules: who may subscribe which endpoint, and unsubscribe it. */
+export class PushService {
+  constructor(private readonly deps: PushServiceDeps) {}
 
-/** Stores (or re-keys) a subscription after the spec's checks; the endpoint is SSRF-checked. */
-export async function subscribe(deps: PushServiceDeps, r: PushRequest): Promise<void> {
-  const { handle, body } = await authorise(deps, 'subscribe', r);
-  const parsed = subscribeBody.safeParse(body);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  const problem = await endpointProblem(parsed.data.endpoint, deps.allowPrivateEndpoints);
-  if (problem) throw relayErrors.badRequest(problem);
-  await upsertSubscription(deps.db, { handle, ...parsed.data });
-}
+  /**
+   * Handle valid (400), exists (404), then `X-ID-Auth` (401). The signature covers the body's
+   * endpoint, so only the checks that need no body (present, well formed, fresh) come before
+   * the body is read (malformed JSON: 400); the signature over `<verb>`, the path and the
+   * claimed endpoint is checked right after. Returns the folded handle and the parsed body.
+   */
+  async #authorise(
+    verb: 'subscribe' | 'unsubscribe',
+    r: PushRequest,
+  ): Promise<{ handle: string; body: unknown }> {
+    const { deps } = this;
+    const handle = requireValidHandle(r.handle);
+    const row = await findHandle(deps.db, handle);
+    if (!row) throw relayErrors.unknownHandle();
+    const auth = readAuthValue(r.auth, deps.now());
+    const body = parseJsonBody(r.body);
+    const endpoint = claimedEndpoint(body);
+    const lines = (spelled: string) => [verb, `/v1/push/${verb}/${spelled}`, endpoint];
+    verifyAuthSignature(auth, row.primary_key, lines(handle), lines(r.handle));
+    return { handle, body };
+  }
 
-/** Removes the handle's subscription with that endpoint (idempotent). */
-export async function unsubscribe(deps: PushServiceDeps, r: PushRequest): Promise<void> {
-  const { handle, body } = await authorise(deps, 'unsubscribe', r);
-  const parsed = unsubscribeBody.safeParse(body);
-  if (!parsed.success) throw relayErrors.badRequest(firstIssue(parsed.error));
-  await deleteSubscription(deps.db, handle, parsed.data.endpoint);
+  /** Stores (or re-keys) a subscription after the spec's checks; the endpoint is SSRF-checked. */
+  async subscribe(r: PushRequest): Promise<void> {
+    const { deps } = this;
+    const { handle, body } = await this.#authorise('subscribe', r);
+    const subscription = validate(subscribeBody, body);
+    const problem = await endpointProblem(subscription.endpoint, deps.allowPrivateEndpoints);
+    if (problem) throw relayErrors.unsafeEndpoint(problem);
+    await upsertSubscription(deps.db, { handle, ...subscription });
+  }
+
+  /** Removes the handle's subscription with that endpoint (idempotent). */
+  async unsubscribe(r: PushRequest): Promise<void> {
+    const { deps } = this;
+    const { handle, body } = await this.#authorise('unsubscribe', r);
+    const { endpoint } = validate(unsubscribeBody, body);
+    await deleteSubscription(deps.db, handle, endpoint);
+  }
 }

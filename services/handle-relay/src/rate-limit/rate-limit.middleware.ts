@@ -1,3 +1,4 @@
+import { clientAddress } from '@svc/envelope';
 import type { RequestHandler } from 'express';
 import { relayErrors } from '../errors.js';
 import { RATE_LIMIT_BURST, TokenBuckets } from './token-bucket.js';
@@ -33,7 +34,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
  */
 export function rateLimit(limiter: RateLimiter): RequestHandler {
   return (req, _res, next) => {
-    limiter(req.ip ?? req.socket.remoteAddress);
+    limiter(clientAddress(req));
     next();
   };
 }

@@ -5,7 +5,7 @@ import type { RelayedMessage } from '../messages/message.model.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { StreamSubscriber } from './stream-subscriber.js';
 
-/** Response header: the seq the stream delivers messages after (README, "Live stream"). */
+/** Response header: the seq the stream delivers messages after, for a client to resume from. */
 const STREAM_START_HEADER = 'X-Stream-After';
 
 /** Contract: keep-alive every 15 s, 64 buffered messages per subscriber. */
@@ -13,10 +13,9 @@ export const PING_INTERVAL_MS = 15_000;
 export const STREAM_BUFFER_SIZE = 64;
 /**
  * The keep-alive timer ticks this often and pings one group of streams per tick, so the
- * pings of streams opened at different moments spread over the whole interval: the bench's
- * 10,000 streams, opened over about 9 s, cost about 11 socket writes (well under a
- * millisecond) in a tick. A live message waits behind at most one tick's writes; with
- * 100 ms ticks, 70 writes held it back by 1-5 ms.
+ * pings of streams opened at different moments spread over the whole interval and a live
+ * message waits behind at most one small group's writes (bench/NOTES.md, "Stream
+ * keep-alive").
  */
 const PING_TICK_MS = 10;
 
@@ -75,7 +74,7 @@ export class StreamHub {
    * written once (by whichever path reaches it first).
    */
   async open(handle: string, since: number | undefined, res: Response): Promise<void> {
-    if (this.#closed) throw relayErrors.unavailable('the server is shutting down');
+    if (this.#closed) throw relayErrors.shuttingDown();
     const sub = new StreamSubscriber({
       handle,
       res,
@@ -93,7 +92,7 @@ export class StreamHub {
     }
     if (this.#closed) {
       unsubscribe();
-      throw relayErrors.unavailable('the server is shutting down');
+      throw relayErrors.shuttingDown();
     }
     // The client left while the store was read: nothing to stream to.
     if (res.destroyed) {
@@ -135,8 +134,8 @@ export class StreamHub {
   /**
    * Pings the groups whose turn the clock says has come, so each stream hears a ping once
    * per interval. Counting the timer's callbacks instead stretched every interval, as each
-   * callback runs a little late (15.3 s between pings, measured). After a stall longer than
-   * an interval each group is pinged once, not once per missed turn.
+   * callback runs a little late. After a stall longer than an interval each group is
+   * pinged once, not once per missed turn.
    */
   #ping(): void {
     const due = Math.floor((this.#clock() - this.#started) / this.#tickMs);

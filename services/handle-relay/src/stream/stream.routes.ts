@@ -1,15 +1,14 @@
 import { methodNotAllowed } from '@svc/envelope';
 import { Router } from 'express';
-import { openStream, type StreamServiceDeps } from './stream.service.js';
+import type { StreamService } from './stream.service.js';
 
 /** `GET /v1/inbox/{handle}/stream?auth=<ts>:<sig>`: the live Server-Sent Events inbox. */
-export function streamRoutes(deps: StreamServiceDeps): Router {
+export function streamRoutes(service: StreamService): Router {
   const router = Router();
   router
     .route('/v1/inbox/:handle/stream')
     .get(async (req, res) => {
-      await openStream(
-        deps,
+      await service.open(
         {
           handle: req.params.handle,
           auth: req.query.auth,

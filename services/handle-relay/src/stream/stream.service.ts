@@ -30,39 +30,37 @@ function resumePoint(r: StreamRequest): number | undefined {
   if (raw === undefined) return undefined;
   const parsed = resumeCursor.safeParse(raw);
   if (!parsed.success) {
-    throw relayErrors.badRequest(
-      !r.lastEventId
-        ? 'since must be a non-negative integer'
-        : 'Last-Event-ID must be a non-negative integer',
-    );
+    throw relayErrors.invalidResumePoint(r.lastEventId ? 'Last-Event-ID' : 'since');
   }
   return parsed.data;
 }
 
-/**
- * Opens `GET /v1/inbox/{handle}/stream`. Order of checks: handle 400, exists 404, `auth`
- * present 400, verifies 401 (timestamp checked at connect time only), resume point 400.
- */
-export async function openStream(
-  deps: StreamServiceDeps,
-  r: StreamRequest,
-  res: Response,
-): Promise<void> {
-  const handle = requireValidHandle(r.handle);
-  const row = await findHandle(deps.db, handle);
-  if (!row) throw relayErrors.unknownHandle();
-  if (r.auth === undefined || r.auth === '') {
-    throw relayErrors.badRequest('missing auth query parameter');
+/** The live inbox rules: who may open a stream, and from where it resumes. */
+export class StreamService {
+  constructor(private readonly deps: StreamServiceDeps) {}
+
+  /**
+   * Opens `GET /v1/inbox/{handle}/stream`. Order of checks: handle 400, exists 404, `auth`
+   * present 400, verifies 401 (timestamp checked at connect time only), resume point 400.
+   */
+  async open(r: StreamRequest, res: Response): Promise<void> {
+    const { deps } = this;
+    const handle = requireValidHandle(r.handle);
+    const row = await findHandle(deps.db, handle);
+    if (!row) throw relayErrors.unknownHandle();
+    if (r.auth === undefined || r.auth === '') {
+      throw relayErrors.streamAuthMissing();
+    }
+    // Repeated, the value is present but no `<ts>:<sig>`: the spec's invalid auth, a 401.
+    if (typeof r.auth !== 'string') throw relayErrors.malformedAuth();
+    const lines = (spelled: string) => ['GET', `/v1/inbox/${spelled}/stream`];
+    verifySignedRequest({
+      value: r.auth,
+      primary: row.primary_key,
+      lines: lines(handle),
+      spelledLines: lines(r.handle),
+      now: deps.now(),
+    });
+    await deps.hub.open(handle, resumePoint(r), res);
   }
-  // Repeated, the value is present but no `<ts>:<sig>`: the spec's invalid auth, a 401.
-  if (typeof r.auth !== 'string') throw relayErrors.malformedAuth();
-  const lines = (spelled: string) => ['GET', `/v1/inbox/${spelled}/stream`];
-  verifySignedRequest({
-    value: r.auth,
-    primary: row.primary_key,
-    lines: lines(handle),
-    spelledLines: lines(r.handle),
-    now: deps.now(),
-  });
-  await deps.hub.open(handle, resumePoint(r), res);
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { errors, methodNotAllowed } from '@svc/envelope';
+import { methodNotAllowed } from '@svc/envelope';
 import express, { Router } from 'express';
+import { relayErrors } from '../errors.js';
 import { placeholderPage } from './placeholder-page.js';
 
 /** What the web root needs. */
@@ -80,13 +81,13 @@ export function webRoutes(deps: WebDeps): Router {
   // Every path outside the API is the client app's, served for GET: another method on it
   // is a wrong method (405), not a missing route.
   router.all(/.*/, (req, _res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw errors.methodNotAllowed(['GET']);
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw relayErrors.methodNotAllowed(['GET']);
     next();
   });
   router.get(/.*/, async (_req, res, next) => {
-    if (!(await staysInside('/index.html'))) return next(errors.notFound('no such route'));
+    if (!(await staysInside('/index.html'))) return next(relayErrors.noSuchRoute());
     res.sendFile('index.html', { root, dotfiles: 'deny' }, (err) => {
-      if (err && !res.headersSent) next(errors.notFound('no such route'));
+      if (err && !res.headersSent) next(relayErrors.noSuchRoute());
     });
   });
   return router;

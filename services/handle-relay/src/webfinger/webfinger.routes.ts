@@ -1,9 +1,9 @@
 import { methodNotAllowed } from '@svc/envelope';
 import { Router } from 'express';
-import { resolveWebFinger, type WebFingerDeps } from './webfinger.service.js';
+import type { WebFingerService } from './webfinger.service.js';
 
 /** `GET /.well-known/webfinger`: readable from any origin, errors included. */
-export function webFingerRoutes(deps: WebFingerDeps): Router {
+export function webFingerRoutes(service: WebFingerService): Router {
   const router = Router();
   router
     .route('/.well-known/webfinger')
@@ -12,7 +12,7 @@ export function webFingerRoutes(deps: WebFingerDeps): Router {
       next();
     })
     .get(async (req, res) => {
-      const jrd = await resolveWebFinger(deps, req.query.resource);
+      const jrd = await service.resolve(req.query.resource);
       // RFC 7033's media type as is: Express adds a charset to string bodies, not to bytes.
       res.setHeader('Content-Type', 'application/jrd+json');
       res.send(Buffer.from(JSON.stringify(jrd)));

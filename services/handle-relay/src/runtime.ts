@@ -1,23 +1,23 @@
 import type { DatabaseHandle } from '@svc/config/database';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
-import { createMemoryPubSub } from '../pubsub/memory.pubsub.js';
-import { createPostgresPubSub } from '../pubsub/postgres.pubsub.js';
-import type { PubSub } from '../pubsub/pubsub.port.js';
-import { PushNotifier } from '../push/push-notifier.js';
-import type { PushSender } from '../push/push-sender.port.js';
-import { loadOrCreateVapidKeys } from '../push/vapid-keys.js';
-import { createWebPushSender } from '../push/web-push.sender.js';
-import { StreamHub } from '../stream/stream-hub.js';
-import { MessageWriter } from './message-writer.js';
-import { toRelayed } from './message.model.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { createMemoryPubSub } from './pubsub/memory.pubsub.js';
+import { createPostgresPubSub } from './pubsub/postgres.pubsub.js';
+import type { PubSub } from './pubsub/pubsub.port.js';
+import { PushNotifier } from './push/push-notifier.js';
+import type { PushSender } from './push/push-sender.port.js';
+import { loadOrCreateVapidKeys } from './push/vapid-keys.js';
+import { createWebPushSender } from './push/web-push.sender.js';
+import { StreamHub } from './stream/stream-hub.js';
+import { MessageWriter } from './messages/message-writer.js';
+import { toRelayed } from './messages/message.model.js';
 import {
   latestSeq,
   latestStoredSeq,
   listAllMessagesAfter,
   listMessagesAfter,
-} from './message.repository.js';
+} from './messages/message.repository.js';
 
 /** The long-lived parts of messaging: the writer, pub/sub, open streams and push fan-out. */
 export interface RelayRuntime {
