@@ -26,6 +26,7 @@ import { IngestService } from './assets/ingest.service.js';
 import { TimestampIssuer } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { fromDatabaseError } from './db/pg-errors.js';
 import { healthOpenApi } from './health/health.openapi.js';
 import { healthRoutes } from './health/health.routes.js';
 import type { OpenApiFeature } from './openapi/openapi.js';
@@ -151,7 +152,7 @@ export function createApp(deps: AppDeps): App {
   app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
-  app.use(errorHandler(assetStoreError, logger));
+  app.use(errorHandler(assetStoreError, logger, fromDatabaseError));
   const lane = ingestLane({ ingestUpload, logger, metrics });
   return (req, res) => {
     if (!lane(req, res)) app(req, res);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assetStoreError, jsonLane, type Metrics } from '@svc/envelope';
 import type { Logger } from 'pino';
 import { API_BASE } from '../api-base.js';
+import { fromDatabaseError } from '../db/pg-errors.js';
 import type { IngestHandler } from './ingest.handler.js';
 
 const INGEST_PATH = `${API_BASE}/ingest`;
@@ -28,6 +29,7 @@ export function ingestLane(
     route: INGEST_PATH,
     answer: deps.ingestUpload,
     render: assetStoreError,
+    translate: fromDatabaseError,
     logger: deps.logger,
     metrics: deps.metrics,
   });
