@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { PipelinedSession } from '@svc/config/database';
+import type { PipelinedSession } from '@svc/database';
 import type { Database } from '../db/database.js';
 import { insertAsset, insertAssets, insertAssetsQuery } from './asset.repository.js';
 import type { NewAssetRow } from './asset.table.js';
