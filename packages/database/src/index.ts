@@ -6,3 +6,5 @@ export type { DatabaseHandle, DatabaseTarget } from './open-database.js';
 export { pgliteDialect } from './pglite-dialect.js';
 export { PipelinedSession } from './pipelined-session.js';
 export { preparedAs } from './prepared.js';
+export { GroupCommit, takeFront } from './group-commit.js';
+export type { GroupCommitPolicy, TakeFrontLimits } from './group-commit.js';
