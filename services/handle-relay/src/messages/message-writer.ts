@@ -1,3 +1,4 @@
+import { GroupCommit, takeFront } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
@@ -64,9 +65,14 @@ type StoredRow = StoredMessage & { has_push: boolean };
  * all instances.
  */
 export class MessageWriter {
-  #queue: Pending[] = [];
-  #inFlight = 0;
-  #fillQueued = false;
+  readonly #commit = new GroupCommit<Pending>({
+    maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
+    // Let the sends of the current tick join the same batch.
+    gather: 'tick',
+    take: (queue) => this.#takeBatch(queue),
+    write: (batch) => this.#issue(batch),
+    fail: (batch, err) => batch.forEach((p) => p.reject(err)),
+  });
   /** Settles once every issued batch has been handed on, in issue order. */
   #handedOn: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -78,51 +84,37 @@ export class MessageWriter {
     if (this.#stopped)
       return Promise.reject(relayErrors.unavailable('the server is shutting down'));
     return new Promise<StoredSend>((resolve, reject) => {
-      this.#queue.push({ row, resolve, reject });
-      if (!this.#fillQueued) {
-        this.#fillQueued = true;
-        // Let the sends of the current tick join the same batch.
-        queueMicrotask(() => {
-          this.#fillQueued = false;
-          this.#fill();
-        });
-      }
+      this.#commit.add({ row, resolve, reject });
     });
   }
 
   /** Refuses new sends and waits until every queued one is stored. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    while (this.#queue.length > 0 || this.#inFlight > 0) await this.#handedOn;
+    await this.#commit.idle();
+    await this.#handedOn;
   }
 
-  /** Starts batches while a statement slot is free; a finishing batch calls it again. */
-  #fill(): void {
-    while (this.#queue.length > 0 && this.#inFlight < MAX_STATEMENTS_IN_FLIGHT) {
-      const batch = this.#takeBatch();
-      this.#inFlight += 1;
-      const written = this.#write(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#fill();
-      });
-      const earlier = this.#handedOn;
-      this.#handedOn = written.then(async (outcome) => {
-        await earlier;
-        this.#handOn(batch, outcome);
-      });
-    }
+  /** Writes a batch; its hand-on waits for every batch issued before it. */
+  #issue(batch: Pending[]): Promise<void> {
+    const written = this.#write(batch);
+    const earlier = this.#handedOn;
+    this.#handedOn = written.then(async (outcome) => {
+      await earlier;
+      this.#handOn(batch, outcome);
+    });
+    return written.then(() => undefined);
   }
 
-  #takeBatch(): Pending[] {
-    if (this.#queue[0]?.alone) return this.#queue.splice(0, 1);
-    let chars = 0;
-    let n = 0;
-    while (n < this.#queue.length && n < MAX_BATCH_SENDS && !this.#queue[n]!.alone) {
-      chars += this.#queue[n]!.row.envelope.length;
-      if (n > 0 && chars > MAX_BATCH_CHARS) break;
-      n += 1;
-    }
-    return this.#queue.splice(0, n);
+  /** A send put back alone goes alone; else the longest run within the batch limits. */
+  #takeBatch(queue: Pending[]): Pending[] {
+    if (queue[0]?.alone) return queue.splice(0, 1);
+    return takeFront(queue, {
+      maxItems: MAX_BATCH_SENDS,
+      maxWeight: MAX_BATCH_CHARS,
+      weight: (p) => p.row.envelope.length,
+      stopBefore: (p) => p.alone === true,
+    });
   }
 
   /** Stores a batch; never rejects. */
@@ -135,7 +127,7 @@ export class MessageWriter {
         // Put back in front, the sends are retried one per statement and are issued (so
         // handed on) after the batch already in flight, keeping delivery in seq order.
         for (const send of batch) send.alone = true;
-        this.#queue.unshift(...batch);
+        this.#commit.requeue(batch);
         return { requeued: true };
       }
       return { failed: isForeignKeyViolation(err) ? relayErrors.unknownHandle() : err };
