@@ -46,7 +46,9 @@ describe('the embedded database in a folder', () => {
     expect(fs.existsSync(lockFile())).toBe(false);
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
     expect(await embedded.ping()).toBe(true);
-  });
+    // The worker's first embedded database: two cold starts of PGlite in a folder, slow on a
+    // busy machine.
+  }, 60_000);
 
   it('refuses a folder a live process holds, and takes over the lock of one that is gone', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
