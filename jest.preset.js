@@ -23,7 +23,9 @@ export function jestProject(dir, displayName, extra = {}) {
     },
     moduleNameMapper: {
       '^@svc/config$': path.join(root, 'packages/config/src/index.ts'),
-      '^@svc/config/(.*)$': path.join(root, 'packages/config/src/$1.ts'),
+      '^@svc/database$': path.join(root, 'packages/database/src/index.ts'),
+      '^@svc/testing$': path.join(root, 'packages/testing/src/index.ts'),
+      '^@svc/testing/(.*)$': path.join(root, 'packages/testing/src/$1.ts'),
       '^@svc/envelope$': path.join(root, 'packages/envelope/src/index.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
@@ -31,8 +33,8 @@ export function jestProject(dir, displayName, extra = {}) {
     // Integration tests start databases and apps on a 2-core machine that may be busy;
     // 5 s is too tight for a hook that opens an embedded database.
     testTimeout: 30_000,
-    globalSetup: path.join(root, 'packages/config/jest/global-setup.js'),
-    globalTeardown: path.join(root, 'packages/config/jest/global-teardown.js'),
+    globalSetup: path.join(root, 'packages/testing/jest/global-setup.js'),
+    globalTeardown: path.join(root, 'packages/testing/jest/global-teardown.js'),
     ...extra,
   };
 }

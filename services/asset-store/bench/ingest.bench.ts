@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createTestDatabase, type TestDatabase } from '@svc/config/testing';
+import { createTestDatabase, type TestDatabase } from '@svc/testing';
 import autocannon from 'autocannon';
 import { Readable } from 'node:stream';
 import { request } from 'undici';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestDatabase } from '@svc/config/testing';
+import { createTestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { sql, type Compilable } from 'kysely';
 import { request } from 'undici';

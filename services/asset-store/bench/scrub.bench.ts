@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase } from '@svc/config/testing';
+import { createTestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { openIndex } from '../src/db/database.js';
 import { openAssetStorage } from '../src/storage/asset-storage.js';

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '@svc/config/testing';
+import { createTestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import autocannon from 'autocannon';
 import sharp from 'sharp';

@@ -7,7 +7,7 @@ import {
   requestLogging,
 } from '@svc/envelope';
 import type { RequestListener } from 'node:http';
-import type { PipelinedSession } from '@svc/config/database';
+import type { PipelinedSession } from '@svc/database';
 import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';

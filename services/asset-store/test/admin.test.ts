@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { testDatabaseMode } from '@svc/config/testing';
+import { testDatabaseMode } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { Rebuilder } from '../src/admin/rebuild.service.js';

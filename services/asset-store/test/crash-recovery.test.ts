@@ -10,8 +10,8 @@ import {
   type ServiceProcess,
   stopIfRunning,
   unfinishedRequest,
-} from '@svc/config/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+} from '@svc/testing/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
 // Two starts of the whole service through tsx, and a few hundred ingests between them.

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { testDatabaseMode } from '@svc/config/testing';
+import { testDatabaseMode } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';

@@ -6,8 +6,8 @@ import {
   spawnService,
   type ServiceProcess,
   stopIfRunning,
-} from '@svc/config/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+} from '@svc/testing/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import request from 'supertest';
 import { storeEditedAndTrashed } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';

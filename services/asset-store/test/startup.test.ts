@@ -9,8 +9,8 @@ import {
   type ServiceProcess,
   stopIfRunning,
   waitUntil,
-} from '@svc/config/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+} from '@svc/testing/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import pino from 'pino';
 import { openAssetStorage } from '../src/storage/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DatabaseHandle } from '@svc/config/database';
-import { createTestDatabase } from '@svc/config/testing';
+import type { DatabaseHandle } from '@svc/database';
+import { createTestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';

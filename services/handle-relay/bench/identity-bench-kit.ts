@@ -3,8 +3,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import path from 'node:path';
-import { createTestDatabase } from '@svc/config/testing';
-import { openDatabase } from '@svc/config/database';
+import { createTestDatabase } from '@svc/testing';
+import { openDatabase } from '@svc/database';
 import autocannon from 'autocannon';
 import { canonicalize } from 'json-canonicalize';
 import { sql } from 'kysely';

@@ -2,7 +2,7 @@
 // printed beside baselines measured in the same run (bare node:crypto verifies/s, a bare
 // Express 5 parse+verify route, single-row Postgres inserts/s). Loopback only, bounded.
 import { createPublicKey, verify } from 'node:crypto';
-import { createTestDatabase } from '@svc/config/testing';
+import { createTestDatabase } from '@svc/testing';
 import { verifySignedRequest } from '../src/auth/signed-request.js';
 import {
   CONNECTIONS,

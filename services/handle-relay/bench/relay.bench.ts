@@ -11,8 +11,8 @@ import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:cry
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '@svc/config/database';
-import { createTestDatabase } from '@svc/config/testing';
+import { openDatabase } from '@svc/database';
+import { createTestDatabase } from '@svc/testing';
 import autocannon from 'autocannon';
 import { sql, type Kysely } from 'kysely';
 import { Pool } from 'undici';

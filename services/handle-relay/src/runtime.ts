@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '@svc/config/database';
+import type { DatabaseHandle } from '@svc/database';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';

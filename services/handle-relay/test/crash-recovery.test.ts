@@ -10,8 +10,8 @@ import {
   stopIfRunning,
   unfinishedRequest,
   waitUntil,
-} from '@svc/config/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+} from '@svc/testing/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/config/database';
-import { createTestDatabase, type TestDatabase } from '@svc/config/testing';
+import { migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/database';
+import { createTestDatabase, type TestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';

@@ -1,5 +1,5 @@
-import type { DatabaseHandle } from '@svc/config/database';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+import type { DatabaseHandle } from '@svc/database';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import { openStore, type Database } from '../src/db/database.js';

@@ -8,8 +8,8 @@ import {
   tryConnect,
   type ServiceProcess,
   stopIfRunning,
-} from '@svc/config/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/config/testing';
+} from '@svc/testing/service-process';
+import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
 

@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { testDatabaseMode } from '@svc/config/testing';
+import { testDatabaseMode } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { createApp } from '../src/app.js';

@@ -1,5 +1,5 @@
+import { GroupCommit, type PipelinedSession } from '@svc/database';
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { PipelinedSession } from '@svc/config/database';
 import type { Database } from '../db/database.js';
 import { insertAsset, insertAssets, insertAssetsQuery } from './asset.repository.js';
 import type { NewAssetRow } from './asset.table.js';
@@ -16,12 +16,6 @@ const BEGIN = CompiledQuery.raw('begin');
 const COMMIT = CompiledQuery.raw('commit');
 const ROLLBACK = CompiledQuery.raw('rollback');
 
-/** A batch whose `BEGIN` and insert are on their way; `inserted` settles with both. */
-interface InFlight {
-  batch: Waiting[];
-  inserted: Promise<unknown>;
-}
-
 /** What the writer needs of a pipelined session. */
 export type IndexSession = Pick<PipelinedSession, 'query'>;
 
@@ -37,19 +31,29 @@ const MAX_BATCH = 500;
  * With a pipelined `session` (an index on a server), a batch's rows are inserted while
  * their files are still being fsynced, in a transaction that commits once every file of
  * the batch is durable: the insert's round trip and the triggers' work run beside the
- * disk's instead of after it (4 KiB ingests 8-13% faster, measured). The next batch's
- * `BEGIN` and insert go out right behind that `COMMIT`, without waiting for its answer,
- * so each batch costs one round trip on the writer's side instead of three (measured:
- * about 5% more 4 KiB ingests). Without a session (the embedded database, whose one
- * connection an open transaction would hold from every other query meanwhile), a row
- * joins a batch only once its file is durable, and the batch is one statement.
+ * disk's instead of after it. The next batch's `BEGIN` and insert go out right behind
+ * that `COMMIT`, without waiting for its answer, so each batch costs one round trip on
+ * the writer's side instead of three (gains: bench/NOTES.md, ingest). Without a session
+ * (the embedded database, whose one connection an open transaction would hold from every
+ * other query meanwhile), a row joins a batch only once its file is durable, and the
+ * batch is one statement.
  *
  * A failed batch is retried row by row, each row after its own file, so a row the index
  * refuses, or a file that could not be made durable, fails only its own ingest.
  */
 export class AssetIndexWriter {
-  #waiting: Waiting[] = [];
-  #draining = false;
+  readonly #commit = new GroupCommit<Waiting>({
+    maxInFlight: 1,
+    take: (queue) => queue.splice(0, MAX_BATCH),
+    write: (batch) =>
+      this.session ? this.#writePipelined(this.session, batch) : this.#writeAutocommit(batch),
+    fail: (batch, err) => batch.forEach((w) => w.reject(err)),
+  });
+  /**
+   * Settles once the last batch sent to the session has its `COMMIT` answered and its rows
+   * answered (or retried); the next batch's `COMMIT` waits for it. Never rejects.
+   */
+  #committing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -62,78 +66,53 @@ export class AssetIndexWriter {
     durable.catch(() => undefined);
     const queued = () =>
       new Promise<void>((resolve, reject) => {
-        this.#waiting.push({ row, durable, resolve, reject });
-        if (!this.#draining) void this.#drain();
+        this.#commit.add({ row, durable, resolve, reject });
       });
     return this.session ? queued() : durable.then(queued);
   }
 
-  async #drain(): Promise<void> {
-    this.#draining = true;
-    // Looked at again after each pass: rows may arrive while a pass's last answer, or its
-    // return, is awaited. The last look and the reset below run in one turn.
-    while (this.#waiting.length > 0) {
-      if (this.session) await this.#drainPipelined(this.session);
-      else await this.#drainAutocommit();
-    }
-    this.#draining = false;
-  }
-
-  async #drainPipelined(session: IndexSession): Promise<void> {
-    const start = (): InFlight | undefined => {
-      if (this.#waiting.length === 0) return undefined;
-      const batch = this.#waiting.splice(0, MAX_BATCH);
-      const begun = session.query(BEGIN);
-      const inserted = session.query(insertAssetsQuery(batch.map((w) => w.row)));
-      const done = Promise.all([begun, inserted]);
-      // Awaited only after the commit before it; until then a failure must not go unhandled.
-      done.catch(() => undefined);
-      return { batch, inserted: done };
-    };
-    let current = start();
-    while (current) {
-      const { batch, inserted } = current;
-      try {
-        await inserted;
-        await Promise.all(batch.map((w) => w.durable));
-      } catch (err) {
-        await session.query(ROLLBACK).catch(() => undefined);
-        await this.#retryAlone(batch, err);
-        current = start();
-        continue;
-      }
-      const committed = session.query(COMMIT);
-      current = start();
-      try {
-        await committed;
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        await this.#retryAlone(batch, err);
-      }
-    }
-  }
-
-  async #drainAutocommit(): Promise<void> {
-    while (this.#waiting.length > 0) {
-      const batch = this.#waiting.splice(0, MAX_BATCH);
-      try {
-        await insertAssets(
-          this.db,
-          batch.map((w) => w.row),
-        );
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        await this.#retryAlone(batch, err);
-      }
-    }
-  }
-
-  async #retryAlone(batch: Waiting[], err: unknown): Promise<void> {
-    // A batch of one failed for its own reason (its row or its file): no retry.
-    if (batch.length === 1) {
-      batch[0]!.reject(err);
+  /**
+   * Sends the batch's `BEGIN` and insert at once, then its `COMMIT` once every file is
+   * durable and the batch before is answered. Settles as soon as the `COMMIT` is sent, so
+   * the next batch goes out right behind it; the answer is handled in `#committing`.
+   */
+  async #writePipelined(session: IndexSession, batch: Waiting[]): Promise<void> {
+    const sent = Promise.all([
+      session.query(BEGIN),
+      session.query(insertAssetsQuery(batch.map((w) => w.row))),
+    ]);
+    // Awaited only after the batch before is answered; until then a failure must not go unhandled.
+    sent.catch(() => undefined);
+    try {
+      await this.#committing;
+      await sent;
+      await Promise.all(batch.map((w) => w.durable));
+    } catch {
+      await session.query(ROLLBACK).catch(() => undefined);
+      await this.#retryAlone(batch);
       return;
     }
+    this.#committing = session.query(COMMIT).then(
+      () => batch.forEach((w) => w.resolve()),
+      () => this.#retryAlone(batch),
+    );
+  }
+
+  async #writeAutocommit(batch: Waiting[]): Promise<void> {
+    try {
+      await insertAssets(
+        this.db,
+        batch.map((w) => w.row),
+      );
+      for (const w of batch) w.resolve();
+    } catch {
+      await this.#retryAlone(batch);
+    }
+  }
+
+  async #retryAlone(batch: Waiting[]): Promise<void> {
+    // Even a batch of one goes again through the pool: a lost session is no fault of its
+    // row, and a row that fails again fails only its own ingest.
     await Promise.all(
       batch.map((w) => w.durable.then(() => insertAsset(this.db, w.row)).then(w.resolve, w.reject)),
     );

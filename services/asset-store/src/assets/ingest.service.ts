@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
-import type { PipelinedSession } from '@svc/config/database';
+import type { PipelinedSession } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';

@@ -1,11 +1,6 @@
 import path from 'node:path';
-import {
-  databaseTarget,
-  migrateToLatest,
-  openDatabase,
-  type DatabaseHandle,
-} from '@svc/config/database';
-import type { DatabaseTarget } from '@svc/config/database';
+import { databaseTarget, migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/database';
+import type { DatabaseTarget } from '@svc/database';
 import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';

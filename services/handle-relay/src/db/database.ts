@@ -1,10 +1,5 @@
-import {
-  databaseTarget,
-  migrateToLatest,
-  openDatabase,
-  type DatabaseHandle,
-} from '@svc/config/database';
-import type { DatabaseTarget } from '@svc/config/database';
+import { databaseTarget, migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/database';
+import type { DatabaseTarget } from '@svc/database';
 import type { HandleTable } from '../handles/handle.table.js';
 import type { MessageTable } from '../messages/message.table.js';
 import type { PushSubscriptionTable } from '../push/push-subscription.table.js';

@@ -1,3 +1,4 @@
+import { GroupCommit } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { insertHandlesSkippingTaken } from './handle.repository.js';
@@ -23,36 +24,27 @@ interface Pending {
  * registration is acknowledged only after the statement that stored it committed.
  */
 export class HandleWriter {
-  #queue: Pending[] = [];
-  #inFlight = 0;
+  readonly #commit = new GroupCommit<Pending>({
+    maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
+    take: (queue) => this.#takeBatch(queue),
+    write: (batch) => this.#write(batch),
+    // Each row then tries alone, where the constraints name its conflict.
+    fail: (batch) => batch.forEach((p) => p.resolve(false)),
+  });
 
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Stores `row` with others of the moment; false when the batch did not store it. */
   tryInsert(row: NewHandleRow): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      this.#queue.push({ row, resolve });
-      this.#fill();
-    });
-  }
-
-  #fill(): void {
-    while (this.#queue.length > 0 && this.#inFlight < MAX_STATEMENTS_IN_FLIGHT) {
-      const batch = this.#takeBatch();
-      this.#inFlight += 1;
-      void this.#write(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#fill();
-      });
-    }
+    return new Promise<boolean>((resolve) => this.#commit.add({ row, resolve }));
   }
 
   /**
    * The next rows, each handle and each primary at most once; a repeat is answered false
    * at once (its alone insert meets the constraint, or wins if the batch row loses).
    */
-  #takeBatch(): Pending[] {
-    const taken = this.#queue.splice(0, MAX_BATCH);
+  #takeBatch(queue: Pending[]): Pending[] {
+    const taken = queue.splice(0, MAX_BATCH);
     const handles = new Set<string>();
     const primaries = new Set<string>();
     const batch: Pending[] = [];
@@ -68,19 +60,10 @@ export class HandleWriter {
     return batch;
   }
 
-  /** Never rejects: a failed statement answers false to all, each then tries alone. */
+  /** Answers each row whether it went in; a failed statement answers false to all (`fail`). */
   async #write(batch: Pending[]): Promise<void> {
-    let stored: ReadonlySet<string>;
-    try {
-      stored = new Set(
-        await insertHandlesSkippingTaken(
-          this.db,
-          batch.map((p) => p.row),
-        ),
-      );
-    } catch {
-      stored = new Set();
-    }
+    const rows = batch.map((p) => p.row);
+    const stored = new Set(await insertHandlesSkippingTaken(this.db, rows));
     for (const p of batch) p.resolve(stored.has(p.row.handle));
   }
 }

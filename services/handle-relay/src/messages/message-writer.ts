@@ -1,6 +1,8 @@
+import { GroupCommit, takeFront } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/pg-errors.js';
 import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage, type StoredMessage } from './message.model.js';
@@ -11,7 +13,6 @@ const MAX_BATCH_SENDS = 256;
 const MAX_BATCH_CHARS = 4 * 1024 * 1024;
 /** Batch statements under way at once: one committing, one queued at the lock behind it. */
 const MAX_STATEMENTS_IN_FLIGHT = 2;
-const FOREIGN_KEY_VIOLATION = '23503';
 
 /** One message to store. */
 export interface MessageToWrite {
@@ -42,10 +43,6 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-function isForeignKeyViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION;
-}
-
 /** What became of one batch: stored, refused, or put back to be retried send by send. */
 type BatchOutcome = { stored: StoredRow[] } | { failed: unknown } | { requeued: true };
 
@@ -64,9 +61,14 @@ type StoredRow = StoredMessage & { has_push: boolean };
  * all instances.
  */
 export class MessageWriter {
-  #queue: Pending[] = [];
-  #inFlight = 0;
-  #fillQueued = false;
+  readonly #commit = new GroupCommit<Pending>({
+    maxInFlight: MAX_STATEMENTS_IN_FLIGHT,
+    // Let the sends of the current tick join the same batch.
+    gather: 'tick',
+    take: (queue) => this.#takeBatch(queue),
+    write: (batch) => this.#issue(batch),
+    fail: (batch, err) => batch.forEach((p) => p.reject(err)),
+  });
   /** Settles once every issued batch has been handed on, in issue order. */
   #handedOn: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -75,54 +77,39 @@ export class MessageWriter {
 
   /** Stores one message; rejects with 503 once the writer stopped, 404 for an unknown recipient. */
   send(row: MessageToWrite): Promise<StoredSend> {
-    if (this.#stopped)
-      return Promise.reject(relayErrors.unavailable('the server is shutting down'));
+    if (this.#stopped) return Promise.reject(relayErrors.shuttingDown());
     return new Promise<StoredSend>((resolve, reject) => {
-      this.#queue.push({ row, resolve, reject });
-      if (!this.#fillQueued) {
-        this.#fillQueued = true;
-        // Let the sends of the current tick join the same batch.
-        queueMicrotask(() => {
-          this.#fillQueued = false;
-          this.#fill();
-        });
-      }
+      this.#commit.add({ row, resolve, reject });
     });
   }
 
   /** Refuses new sends and waits until every queued one is stored. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    while (this.#queue.length > 0 || this.#inFlight > 0) await this.#handedOn;
+    await this.#commit.idle();
+    await this.#handedOn;
   }
 
-  /** Starts batches while a statement slot is free; a finishing batch calls it again. */
-  #fill(): void {
-    while (this.#queue.length > 0 && this.#inFlight < MAX_STATEMENTS_IN_FLIGHT) {
-      const batch = this.#takeBatch();
-      this.#inFlight += 1;
-      const written = this.#write(batch).finally(() => {
-        this.#inFlight -= 1;
-        this.#fill();
-      });
-      const earlier = this.#handedOn;
-      this.#handedOn = written.then(async (outcome) => {
-        await earlier;
-        this.#handOn(batch, outcome);
-      });
-    }
+  /** Writes a batch; its hand-on waits for every batch issued before it. */
+  #issue(batch: Pending[]): Promise<void> {
+    const written = this.#write(batch);
+    const earlier = this.#handedOn;
+    this.#handedOn = written.then(async (outcome) => {
+      await earlier;
+      this.#handOn(batch, outcome);
+    });
+    return written.then(() => undefined);
   }
 
-  #takeBatch(): Pending[] {
-    if (this.#queue[0]?.alone) return this.#queue.splice(0, 1);
-    let chars = 0;
-    let n = 0;
-    while (n < this.#queue.length && n < MAX_BATCH_SENDS && !this.#queue[n]!.alone) {
-      chars += this.#queue[n]!.row.envelope.length;
-      if (n > 0 && chars > MAX_BATCH_CHARS) break;
-      n += 1;
-    }
-    return this.#queue.splice(0, n);
+  /** A send put back alone goes alone; else the longest run within the batch limits. */
+  #takeBatch(queue: Pending[]): Pending[] {
+    if (queue[0]?.alone) return queue.splice(0, 1);
+    return takeFront(queue, {
+      maxItems: MAX_BATCH_SENDS,
+      maxWeight: MAX_BATCH_CHARS,
+      weight: (p) => p.row.envelope.length,
+      stopBefore: (p) => p.alone === true,
+    });
   }
 
   /** Stores a batch; never rejects. */
@@ -135,7 +122,7 @@ export class MessageWriter {
         // Put back in front, the sends are retried one per statement and are issued (so
         // handed on) after the batch already in flight, keeping delivery in seq order.
         for (const send of batch) send.alone = true;
-        this.#queue.unshift(...batch);
+        this.#commit.requeue(batch);
         return { requeued: true };
       }
       return { failed: isForeignKeyViolation(err) ? relayErrors.unknownHandle() : err };

@@ -1,4 +1,4 @@
-import { preparedAs } from '@svc/config/database';
+import { preparedAs } from '@svc/database';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { Doorbell } from '../pubsub/pubsub.port.js';

@@ -1,15 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
-import type { DatabaseTarget } from './database.js';
 
 const MODE_ENV = 'TEST_DATABASE_MODE';
 /** Set by the global setup in PGlite mode: a freshly initialised data folder, as a tarball. */
 const TEMPLATE_ENV = 'TEST_PGLITE_TEMPLATE';
 
+/**
+ * Where a test database is: a `DatabaseTarget` of `@svc/database`, spelled out here so
+ * that the database package's own tests can use this one without a cycle.
+ */
+export type TestDatabaseTarget =
+  { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir?: string; template?: Blob };
+
 /** A database of its own for one test file, and how to drop it afterwards. */
 export interface TestDatabase {
-  target: DatabaseTarget;
+  target: TestDatabaseTarget;
   drop(): Promise<void>;
 }
 

@@ -1,0 +1,3 @@
+import { jestProject } from '../../jest.preset.js';
+
+export default jestProject(import.meta.dirname, 'database');

@@ -1,0 +1,2 @@
+export { createTestDatabase, testDatabaseMode } from './test-database.js';
+export type { TestDatabase, TestDatabaseTarget } from './test-database.js';
