@@ -6,7 +6,7 @@ const root = import.meta.dirname;
 // Tests against real containers built from this repository's Dockerfiles (`*.e2e-spec.ts`):
 // they need a Docker engine, not the test database the main suite's global setup picks.
 const e2e = {
-  testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: ['<rootDir>/**/*.e2e-spec.ts'],
   globalSetup: undefined,
   globalTeardown: undefined,
   testTimeout: 300_000,
