@@ -9,7 +9,7 @@ DOCKER_OFFLINE="${DOCKER_OFFLINE:-../shared/tools/docker-offline.sh}"
 # The base images this repository's containers start from.
 base_images() {
   {
-    sed -n 's/^ARG NODE_IMAGE=//p' services/*/Dockerfile
+    sed -n 's/^FROM \([^ ]*\).*/\1/p' services/*/Dockerfile
     sed -n 's/^ *image: *//p' docker-compose.yml
   } | sort -u
 }

@@ -11,7 +11,7 @@ export interface BuildOptions {
   image?: string;
   /** The build context, a checkout of this repository; default the one holding this package. */
   context?: string;
-  /** Build arguments, such as `NODE_IMAGE` for another Node base image. */
+  /** Build arguments (`docker build --build-arg`). */
   buildArgs?: Record<string, string>;
 }
 
