@@ -6,6 +6,8 @@ import path from 'node:path';
  * Chooses the run's Postgres once, before any test file: TEST_DATABASE_URL, else a
  * testcontainers server when a Docker engine answers, else embedded PGlite. The choice
  * reaches the workers through the environment (TEST_DATABASE_MODE, TEST_DATABASE_URL).
+ * The fallback to PGlite names testcontainers' error; with TEST_REQUIRE_POSTGRES=1 (CI)
+ * it fails the run instead, so a run meant for PostgreSQL never quietly tests PGlite.
  * In PGlite mode it also initialises one data folder and saves it as a tarball
  * (TEST_PGLITE_TEMPLATE), so each test file's database starts from it instead of initdb.
  */
@@ -24,11 +26,24 @@ export default async function globalSetup() {
     process.env.TEST_DATABASE_URL = container.getConnectionUri();
     process.env.TEST_DATABASE_MODE = 'postgres';
     console.log(`\ntests use a testcontainers Postgres`);
-  } catch {
+  } catch (err) {
+    const reason = `testcontainers could not start PostgreSQL: ${errorText(err)}`;
+    if (process.env.TEST_REQUIRE_POSTGRES === '1') {
+      throw new Error(`TEST_REQUIRE_POSTGRES=1 and no TEST_DATABASE_URL, and ${reason}`);
+    }
     process.env.TEST_DATABASE_MODE = 'pglite';
     process.env.TEST_PGLITE_TEMPLATE = await pgliteTemplate();
-    console.log(`\ntests use embedded PGlite (no TEST_DATABASE_URL, no Docker engine)`);
+    console.log(`\ntests use embedded PGlite (no TEST_DATABASE_URL; ${reason})`);
   }
+}
+
+/** One line from an error and its causes (testcontainers wraps Docker's answer). */
+function errorText(err) {
+  const parts = [];
+  for (let e = err; e && parts.length < 4; e = e.cause) {
+    parts.push(e instanceof Error ? e.message : String(e));
+  }
+  return parts.join(': ').replace(/\s+/g, ' ').trim();
 }
 
 async function pgliteTemplate() {

@@ -8,7 +8,9 @@ import ts from 'typescript';
  * The process entry, `src/start.cts`, exists to give libuv's pool 16 threads (uploads hold
  * one per fsync). It is compiled here as tsc compiles it (CommonJS, `import()` kept) and
  * run beside a stand-in `main.js` that puts the pool to work and prints the process's
- * thread count; the pool's size is the difference from the same module run as the entry.
+ * thread count; the pool's size is the difference from the same module run as the entry
+ * with a pool of 4 set (Node 20 starts an ES module entry's pool before its first line runs,
+ * Node 24 does not, so the module's own default says nothing about the entry).
  * Thread counts come from /proc, so this runs on Linux only.
  */
 const SOURCE = path.resolve(import.meta.dirname, '..', 'src', 'start.cts');
@@ -47,13 +49,13 @@ function threads(entry: string, env: NodeJS.ProcessEnv = {}): number {
 }
 
 describe('the process entry', () => {
-  onLinux('starts the service with a pool of 16 threads, where an ES module entry gets 4', () => {
-    const esmEntry = threads('main.js');
-    expect(threads('start.cjs') - esmEntry).toBe(16 - 4);
+  onLinux('starts the service with a pool of 16 threads', () => {
+    const poolOf4 = threads('main.js', { UV_THREADPOOL_SIZE: '4' });
+    expect(threads('start.cjs') - poolOf4).toBe(16 - 4);
   });
 
   onLinux('keeps a pool size the operator set', () => {
-    const esmEntry = threads('main.js');
-    expect(threads('start.cjs', { UV_THREADPOOL_SIZE: '8' }) - esmEntry).toBe(8 - 4);
+    const poolOf4 = threads('main.js', { UV_THREADPOOL_SIZE: '4' });
+    expect(threads('start.cjs', { UV_THREADPOOL_SIZE: '8' }) - poolOf4).toBe(8 - 4);
   });
 });
