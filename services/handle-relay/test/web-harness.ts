@@ -40,6 +40,8 @@ export function describeInBrowser(): jest.Describe {
 export interface WebWorld {
   t: TestApp;
   url: string;
+  /** The built app this relay serves (its web_dir). */
+  webDir: string;
   browser: Browser;
   /** Requests a page made to anything but the relay (the app must make none). */
   outside: string[];
@@ -76,6 +78,7 @@ export async function startWebWorld(label: string): Promise<WebWorld> {
   return {
     t: served,
     url,
+    webDir,
     browser,
     outside,
     streamSockets,
