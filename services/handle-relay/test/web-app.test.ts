@@ -123,12 +123,26 @@ describeInBrowser()('the web app, two people in two browsers', () => {
   it(
     'a dropped stream is resumed from the last seq seen, losing and repeating nothing',
     async () => {
+      const received = (await threadOf(bob)).filter(([who]) => who !== 'You');
+      const lastSeen = Math.max(...received.map(([, , seq]) => seq));
+      const before = world.streamUrls.length;
       for (const socket of world.streamSockets) socket.destroy();
       texts.push('Sent while the stream was down');
       await sendInBrowser(alice, texts[7]!);
       await bob.locator('.msg .text', { hasText: texts[7] }).waitFor();
       const seen = await threadOf(bob);
       expect(seen.map(([, text]) => text)).toEqual(texts);
+      // Bob's page came back by itself, signed afresh, from the last seq it had (not the
+      // EventSource's own retry with its first URL, whose signature goes stale).
+      const again = world.streamUrls
+        .slice(before)
+        .filter((u) => u.startsWith(`/v1/inbox/${bobHandle}/`))
+        .map((u) => new URL(u, world.url).searchParams);
+      expect(again.length).toBeGreaterThanOrEqual(1);
+      // The catch-up through the inbox may already have fetched the message sent meanwhile.
+      const since = Number(again[0]!.get('since'));
+      expect([lastSeen, Math.max(...seen.map(([, , seq]) => seq))]).toContain(since);
+      expect(again[0]!.get('auth')).toMatch(/^\d+:[0-9a-f]{128}$/);
     },
     BROWSER_TIMEOUT_MS,
   );

@@ -47,6 +47,8 @@ export interface WebWorld {
   outside: string[];
   /** Sockets of open inbox streams, to cut them as a network failure would. */
   streamSockets: Set<Socket>;
+  /** The URL of every stream request, in order. */
+  streamUrls: string[];
   /** A fresh browser profile (its own IndexedDB), phone-sized if asked. */
   newPage(options?: { phone?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
   close(): Promise<void>;
@@ -61,8 +63,10 @@ export async function startWebWorld(label: string): Promise<WebWorld> {
     const s = http.createServer(served.app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const streamSockets = new Set<Socket>();
+  const streamUrls: string[] = [];
   server.on('request', (req: http.IncomingMessage) => {
     if (!req.url?.includes('/stream')) return;
+    streamUrls.push(req.url);
     streamSockets.add(req.socket);
     req.socket.once('close', () => streamSockets.delete(req.socket));
   });
@@ -82,6 +86,7 @@ export async function startWebWorld(label: string): Promise<WebWorld> {
     browser,
     outside,
     streamSockets,
+    streamUrls,
     async newPage(options = {}) {
       const context = await browser.newContext({
         baseURL: url,
