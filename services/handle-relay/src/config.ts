@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { ConfigError, configSource, listenAddress, loadConfig } from '@svc/config';
 import { z } from 'zod';
 import { CLI_ENV } from './cli/cli-env.js';
+import { settingProblems } from './errors.js';
 import { SERVICE_DIR } from './version.js';
 
 /** Every handle-relay setting with its default (contract, "Settings defaults"). */
@@ -32,7 +34,7 @@ export type Config = Readonly<z.infer<typeof configSchema>>;
 /** Reads the configuration from the command line, `config.yaml` and `HANDLE_RELAY_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
   const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
-  return loadConfig(configSchema, {
+  const config = loadConfig(configSchema, {
     file,
     env,
     argv,
@@ -41,4 +43,16 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Con
     // The bundled CLI's own variables: a shell set up for the CLI must still start the server.
     foreignEnv: Object.values(CLI_ENV),
   });
+  if (config.web_dir !== undefined) checkWebDir(config.web_dir);
+  return config;
+}
+
+/** A `web_dir` that cannot serve the app stops start-up, rather than a 500 at `/` later. */
+function checkWebDir(dir: string): void {
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ConfigError([settingProblems.webDirNotAFolder(dir)]);
+  }
+  if (!fs.statSync(path.join(dir, 'index.html'), { throwIfNoEntry: false })?.isFile()) {
+    throw new ConfigError([settingProblems.webDirWithoutIndex(dir)]);
+  }
 }

@@ -81,4 +81,15 @@ export const relayErrors = {
     errors.notImplemented('the message-bus auth callout is not implemented in this version'),
 };
 
+/**
+ * Start-up problems of a setting that its schema cannot see (the file system's state), each
+ * one line naming the setting, reported like any bad setting (exit 2).
+ */
+export const settingProblems = {
+  /** `web_dir` names nothing, or something that is not a folder. */
+  webDirNotAFolder: (dir: string) => `web_dir: ${dir} is not a folder`,
+  /** `web_dir` has no `index.html`, which every client-side route falls back to. */
+  webDirWithoutIndex: (dir: string) => `web_dir: ${dir} holds no index.html`,
+};
+
 export { AppError };

@@ -4,6 +4,7 @@ import { readKeyFile, writeKeyFile } from '../client/key-file.js';
 import { followInbox } from '../client/inbox-stream.js';
 import { generateKeyPair, primaryOf } from '../client/keys.js';
 import { CLI_ENV } from './cli-env.js';
+import { MessageReader, sendText } from './message-lines.js';
 
 /** Where the CLI writes and what it reads from the environment. */
 export interface CliIo {
@@ -28,10 +29,15 @@ commands:
   register <handle>               claim <handle> for the key (server name from /v1/healthz)
   whois <handle|primary>          look up a handle, or the handle of ed25519:<hex>
   proofs set <handle> [proof...]  replace the published proofs (<channel>:<identifier>)
-  send <handle> <json>            relay a JSON envelope to <handle>
-  inbox <handle>                  print one signed inbox page (--since, --limit)
+  send <handle> <text>            encrypt <text> to the key <handle> publishes and relay it
+  send --raw <handle> <json>      relay a JSON envelope to <handle> as written
+  inbox <handle>                  print one signed inbox page, one JSON line per message
+                                  (--since, --limit)
   listen <handle>                 follow the live stream, one JSON line per message;
                                   reconnects with Last-Event-ID after a drop (--since)
+
+A message line is {"seq","from","from_handle","text","sent_at"} for an encrypted envelope
+that opens with the key, else {"seq","envelope","error"}.
 
 options:
   --url <base>     relay base URL (env HANDLE_RELAY_URL, default ${DEFAULT_URL})
@@ -39,6 +45,7 @@ options:
   --server <name>  server name to sign into a registration (default: asked from the relay)
   --since <seq>    inbox/listen: start after this sequence number
   --limit <n>      inbox: page size (1-500, default 100)
+  --raw            send: the envelope is JSON, sent unencrypted as written
 `;
 
 class UsageError extends Error {}
@@ -76,6 +83,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
         server: { type: 'string' },
         since: { type: 'string' },
         limit: { type: 'string' },
+        raw: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -124,7 +132,12 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
       return;
     }
     case 'send': {
-      const [to, json = ''] = expectArgs(args, 2, 'send <handle> <json>');
+      if (!values.raw) {
+        const [to, text] = expectArgs(args, 2, 'send <handle> <text>');
+        print(await sendText(client, to ?? '', text ?? '', await readKeyFile(keyFile)));
+        return;
+      }
+      const [to, json = ''] = expectArgs(args, 2, 'send --raw <handle> <json>');
       try {
         JSON.parse(json);
       } catch {
@@ -137,30 +150,46 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
     case 'inbox': {
       const [handle] = expectArgs(args, 1, 'inbox <handle>');
       const keys = await readKeyFile(keyFile);
-      print(
-        await client.inbox(handle ?? '', keys, {
-          since: intOption(values.since, 'since'),
-          limit: intOption(values.limit, 'limit'),
-        }),
-      );
+      const reader = await MessageReader.forHandle(client, handle ?? '', keys);
+      const page = await client.inbox(handle ?? '', keys, {
+        since: intOption(values.since, 'since'),
+        limit: intOption(values.limit, 'limit'),
+      });
+      for (const message of page.messages) {
+        io.stdout(`${JSON.stringify(await reader.line(message))}\n`);
+      }
+      if (page.has_more) {
+        io.stderr(
+          `handle-relay: more after seq ${page.next_since}: inbox --since ${page.next_since}\n`,
+        );
+      }
       return;
     }
     case 'listen': {
       const [handle] = expectArgs(args, 1, 'listen <handle>');
+      const keys = await readKeyFile(keyFile);
+      const reader = await MessageReader.forHandle(client, handle ?? '', keys);
+      // Lines wait for their sender's name in turn, so they print in delivery order.
+      let printed = Promise.resolve();
       await followInbox({
         baseUrl: values.url ?? io.env[CLI_ENV.url] ?? DEFAULT_URL,
         handle: handle ?? '',
-        keys: await readKeyFile(keyFile),
+        keys,
         since: intOption(values.since, 'since'),
         fetch: io.fetch,
         signal: io.signal ?? new AbortController().signal,
-        onMessage: (m) => io.stdout(`${JSON.stringify(m)}\n`),
+        onMessage: (m) => {
+          printed = printed.then(async () =>
+            io.stdout(`${JSON.stringify(await reader.line(m))}\n`),
+          );
+        },
         onEvent: (e) => {
           if (e.event === 'lagged') {
             io.stderr(`handle-relay: fell behind (${e.data}); resync with \`inbox\`\n`);
           }
         },
       });
+      await printed;
       return;
     }
     default:

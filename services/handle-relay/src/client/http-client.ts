@@ -43,7 +43,8 @@ export class RelayClient {
 
   constructor(options: RelayClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? fetch;
+    // Unbound, a browser's fetch called as this.fetchImpl() throws "Illegal invocation".
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   /** `GET /v1/healthz`. */

@@ -1,4 +1,14 @@
 // The browser-safe client: tweetnacl and fetch only. Node-only key files live in key-file.ts.
+export { fromBase64Url, toBase64Url } from './base64url.js';
+export {
+  ENVELOPE_ALG,
+  EnvelopeError,
+  envelopeErrors,
+  isEnvelopeV1,
+  openEnvelope,
+  sealText,
+} from './envelope-crypto.js';
+export type { EnvelopeV1, OpenedText, SealInput, TextPlaintext } from './envelope-crypto.js';
 export { fromHex, toHex, utf8 } from './hex.js';
 export { RelayClient, RelayClientError } from './http-client.js';
 export type { HandleRecord, InboxPage, RelayClientOptions } from './http-client.js';

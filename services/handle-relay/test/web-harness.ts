@@ -1,0 +1,164 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http, { type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const SERVICE_DIR = path.resolve(import.meta.dirname, '..');
+
+/** Where the browser tests leave screenshots and measurements (git-ignored). */
+export const ARTIFACTS_DIR = path.join(SERVICE_DIR, 'test-artifacts');
+
+/** The system's Chromium (Debian's `chromium`), or `CHROMIUM_PATH`. */
+export function findChromium(): string | undefined {
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
+  return candidates.find((file) => file !== undefined && fs.existsSync(file));
+}
+
+/**
+ * `describe` when a Chromium is installed, else `describe.skip` with a line saying so. Under
+ * CI a missing browser is a failure, not a skip: the suite would pass without testing the app.
+ */
+export function describeInBrowser(): jest.Describe {
+  if (findChromium()) return describe;
+  if (process.env.CI) {
+    throw new Error("no Chromium found (install Debian's chromium, or set CHROMIUM_PATH)");
+  }
+  console.warn('browser tests skipped: no Chromium found (apt-get install chromium)');
+  return describe.skip;
+}
+
+/** A relay serving a freshly built web app, and a headless Chromium to open it. */
+export interface WebWorld {
+  t: TestApp;
+  url: string;
+  /** The built app this relay serves (its web_dir). */
+  webDir: string;
+  browser: Browser;
+  /** Requests a page made to anything but the relay (the app must make none). */
+  outside: string[];
+  /** Sockets of open inbox streams, to cut them as a network failure would. */
+  streamSockets: Set<Socket>;
+  /** The URL of every stream request, in order. */
+  streamUrls: string[];
+  /** A fresh browser profile (its own IndexedDB), phone-sized if asked. */
+  newPage(options?: { phone?: boolean }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+/** Builds the app into the test's data folder and serves it from a listening relay. */
+export async function startWebWorld(label: string): Promise<WebWorld> {
+  const webDir = fs.mkdtempSync(path.join(os.tmpdir(), `handle-relay-${label}-web-`));
+  execFileSync(process.execPath, [path.join(SERVICE_DIR, 'web', 'build.mjs'), webDir]);
+  const served = await createTestApp(label, { web_dir: webDir });
+  const server = await new Promise<Server>((resolve) => {
+    const s = http.createServer(served.app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const streamSockets = new Set<Socket>();
+  const streamUrls: string[] = [];
+  server.on('request', (req: http.IncomingMessage) => {
+    if (!req.url?.includes('/stream')) return;
+    streamUrls.push(req.url);
+    streamSockets.add(req.socket);
+    req.socket.once('close', () => streamSockets.delete(req.socket));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({
+    executablePath: findChromium(),
+    headless: true,
+    // Root in a container has no user namespaces for Chromium's sandbox.
+    args: ['--no-sandbox'],
+  });
+  const contexts: BrowserContext[] = [];
+  const outside: string[] = [];
+  return {
+    t: served,
+    url,
+    webDir,
+    browser,
+    outside,
+    streamSockets,
+    streamUrls,
+    async newPage(options = {}) {
+      const context = await browser.newContext({
+        baseURL: url,
+        viewport: options.phone ? { width: 390, height: 780 } : { width: 1100, height: 720 },
+      });
+      await context.grantPermissions(['notifications'], { origin: url });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.on('request', (req) => {
+        if (!req.url().startsWith(`${url}/`) && !req.url().startsWith('blob:')) {
+          outside.push(req.url());
+        }
+      });
+      return { context, page };
+    },
+    async close() {
+      for (const context of contexts) await context.close();
+      await browser.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await served.close();
+      fs.rmSync(webDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a key in the page and claims `handle`; resolves on the chat screen. */
+export async function registerInBrowser(page: Page, url: string, handle: string): Promise<void> {
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Create a new key' }).click();
+  await page.getByLabel('Handle', { exact: true }).fill(handle);
+  await page.getByRole('button', { name: 'Claim' }).click();
+  await page.locator('#who', { hasText: `${handle}@` }).waitFor();
+  await waitForLive(page);
+}
+
+/** Waits until the page's inbox stream is open. */
+export async function waitForLive(page: Page): Promise<void> {
+  await page.locator('body[data-sync="live"]').waitFor();
+}
+
+/** Opens the conversation with `peer` through the "Write to" form. */
+export async function openConversation(page: Page, peer: string): Promise<void> {
+  await page.getByLabel('Write to').fill(peer);
+  await page.getByRole('button', { name: 'Open' }).click();
+  await page.locator('#thread-title', { hasText: peer }).waitFor();
+}
+
+/** Types and sends a message in the open conversation; resolves once it shows as sent. */
+export async function sendInBrowser(page: Page, text: string): Promise<void> {
+  await page.locator('#compose').fill(text);
+  await page.locator('#compose').press('Enter');
+  await page.locator('.group.out .msg .text', { hasText: text }).waitFor();
+}
+
+/** The open thread as [sender label, text, seq] triples, in the order shown. */
+export async function threadOf(page: Page): Promise<[string, string, number][]> {
+  const shown: [string, string, number][] = [];
+  for (const group of await page.locator('.messages .group').all()) {
+    const sender = (await group.locator('.sender').textContent()) ?? '';
+    for (const message of await group.locator('.msg').all()) {
+      const text = (await message.locator('.text').textContent()) ?? '';
+      shown.push([sender, text, Number(await message.getAttribute('data-seq'))]);
+    }
+  }
+  return shown;
+}
+
+/** Saves a screenshot under ARTIFACTS_DIR. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
