@@ -332,6 +332,7 @@ describe('DELETE /admin/asset/{hash}', () => {
     ): Promise<{ status: number; body: unknown; waited: boolean; hash: string }> {
       const { row, file } = await storeAsset(t, 'purge race', { ext: 'txt' });
       let answered = false;
+      let waited = false;
       let download: Promise<request.Response> | undefined;
       await t.index.db
         .transaction()
@@ -352,12 +353,14 @@ describe('DELETE /admin/asset/{hash}', () => {
           await new Promise((resolve) => setTimeout(resolve, 300));
           if (outcome === 'purged')
             await trx.deleteFrom('asset').where('hash', '=', row.hash).execute();
-          else throw new Error('rolled back');
+          // Read while the lock is still held: PostgreSQL releases it before the client
+          // hears of the commit, so a fast download may answer before the commit returns.
+          waited = !answered;
+          if (outcome === 'rolled back') throw new Error('rolled back');
         })
         .catch((err: Error) => {
           if (err.message !== 'rolled back') throw err;
         });
-      const waited = !answered;
       const res = await download!;
       return { status: res.status, body: res.body, waited, hash: row.hash };
     }
