@@ -53,6 +53,8 @@ export const assetErrors = {
     new AppError(416, 'range_not_satisfiable', 'range not satisfiable', {
       'Content-Range': `bytes */${size}`,
     }),
+  /** `If-Match` or `If-Unmodified-Since` that the asset does not meet. */
+  preconditionFailed: () => new AppError(412, 'precondition_failed', 'precondition failed'),
   /** A row the index already holds (unique violation). */
   alreadyExists: () => errors.conflict('already exists'),
   /** A value the index's columns refuse (bad text form, out of range, a check). */

@@ -138,7 +138,9 @@ export const assetOpenApi: OpenApiFeature = {
     [`${API_BASE}/asset/{hash}`]: {
       parameters: [assetHash],
       get: {
-        summary: 'Download the content (HEAD, Range and If-None-Match supported)',
+        summary: 'Download the content (HEAD, Range and conditional requests supported)',
+        description:
+          'ETag is the quoted hash, Last-Modified the ingest time. Preconditions follow RFC 9110 whatever the request Cache-Control says: If-Match, If-Unmodified-Since (412), If-None-Match, If-Modified-Since (304), If-Range. Every answer carries X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox.',
         operationId: 'getAsset',
         responses: {
           '200': {
@@ -146,7 +148,11 @@ export const assetOpenApi: OpenApiFeature = {
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
           '206': { description: 'The requested range' },
-          '304': { description: 'Not modified (If-None-Match)' },
+          '304': { description: 'Not modified (If-None-Match or If-Modified-Since)' },
+          '412': {
+            description: 'If-Match or If-Unmodified-Since not met',
+            content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+          },
           '416': {
             description: 'Range not satisfiable',
             content: { 'application/json': { schema: ref('ErrorEnvelope') } },
@@ -161,8 +167,9 @@ export const assetOpenApi: OpenApiFeature = {
         responses: {
           '200': { description: 'Content-Type, Content-Length, Content-Disposition, ETag' },
           '206': { description: 'The headers of the requested range' },
-          '304': { description: 'Not modified (If-None-Match)' },
+          '304': { description: 'Not modified (If-None-Match or If-Modified-Since)' },
           '400': { description: 'Malformed hash' },
+          '412': { description: 'If-Match or If-Unmodified-Since not met' },
           '404': { description: 'Unknown hash or container' },
           '416': { description: 'Range not satisfiable' },
           '500': { description: 'The asset is corrupted or its file is missing' },
