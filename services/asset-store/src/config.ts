@@ -7,6 +7,7 @@ import { SERVICE_DIR } from './version.js';
 export const configSchema = z.object({
   storage_root: z.string().min(1).default('./data/assets'),
   admin_token: z.string().min(1).optional(),
+  api_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
   rebuild_error_threshold: z.number().int().min(0).default(10),
   verify_interval_hours: z.number().int().min(0).default(24),

@@ -63,6 +63,11 @@ export const assetErrors = {
   outOfSpace: () => errors.insufficientStorage(),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
+  /** Data endpoints with `api_token` set: no or wrong bearer token. */
+  apiUnauthorized: () =>
+    new AppError(401, 'unauthorized', 'missing or invalid API token', {
+      'WWW-Authenticate': 'Bearer',
+    }),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** Admin endpoints while no `admin_token` is configured. */

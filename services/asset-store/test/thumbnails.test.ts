@@ -172,7 +172,10 @@ describe('thumbnail caching headers', () => {
       .expect(304);
     expect(again.headers['etag']).toBe(etag);
     expect(again.text).toBe('');
-    await request(app).get(thumbUrl(row.hash, 20, 20)).set('If-None-Match', '"x"').expect(200);
+    await request(app)
+      .get(thumbUrl(row.hash, 20, 20))
+      .set('If-None-Match', '"x"')
+      .expect(200);
     const other = await thumb(app, row.hash, 10, 10).expect(200);
     expect(other.headers['etag']).not.toBe(etag);
   });

@@ -12,6 +12,8 @@ export interface IngestLaneDeps {
   ingestUpload: IngestHandler;
   logger: Logger;
   metrics: Metrics;
+  /** Whether the request may ingest (`api_token`); one it may not goes on to Express's 401. */
+  allows: (req: IncomingMessage) => boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export function ingestLane(
   deps: IngestLaneDeps,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   return jsonLane({
-    takes: (req) => req.method === 'POST' && req.url === INGEST_PATH,
+    takes: (req) => req.method === 'POST' && req.url === INGEST_PATH && deps.allows(req),
     route: INGEST_PATH,
     answer: deps.ingestUpload,
     render: assetStoreError,

@@ -68,7 +68,7 @@ export function evaluatePreconditions(
  */
 export function rangeApplies(headers: IncomingHttpHeaders, validators: Validators): boolean {
   const ifRange = headers['if-range'];
-  if (ifRange === undefined) return true;
+  if (typeof ifRange !== 'string') return true;
   const value = ifRange.trim();
   if (value.startsWith('"') || value.startsWith('W/')) return value === validators.etag;
   return httpDateSeconds(value) === Math.floor(validators.lastModified / 1000);

@@ -55,7 +55,8 @@ export class ThumbnailService {
   /** The thumbnail of one asset fitting `box`; 404 unknown, 500 corrupted or missing. */
   async get(hash: string, box: Box): Promise<Thumbnail> {
     const { record, absolutePath: file, filename } = await this.deps.assets.locate(hash);
-    const placeholder = () => thumbnail('image/svg+xml', placeholderSvg(extensionOf(filename), box));
+    const placeholder = () =>
+      thumbnail('image/svg+xml', placeholderSvg(extensionOf(filename), box));
     if (!record.mime_type.toLowerCase().startsWith('image/')) return placeholder();
 
     const cached = thumbnailPath(this.deps.layout, hash, box);
