@@ -1,6 +1,8 @@
 import {
   assetStoreError,
+  clientAddressFunction,
   createMetrics,
+  expressTrustProxy,
   errorHandler,
   methodNotAllowed,
   notFound,
@@ -94,7 +96,10 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('asset_store');
-  app.use(requestLogging(logger));
+  // One reading of the client address (`trust_proxy`) for routes, the lane and logs.
+  const clientAddress = clientAddressFunction(config.trust_proxy);
+  app.set('trust proxy', expressTrustProxy(config.trust_proxy));
+  app.use(requestLogging(logger, clientAddress));
   app.use(metrics.middleware);
   const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger });
   const assets = new AssetService({ db, storage: deps.storage, logger, missingFiles: verifier });
@@ -158,7 +163,13 @@ export function createApp(deps: AppDeps): App {
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, logger, fromDatabaseError));
-  const lane = ingestLane({ ingestUpload, logger, metrics, allows: (req) => apiAuth.allows(req) });
+  const lane = ingestLane({
+    ingestUpload,
+    logger,
+    metrics,
+    clientAddress,
+    allows: (req) => apiAuth.allows(req),
+  });
   return (req, res) => {
     if (!lane(req, res)) app(req, res);
   };

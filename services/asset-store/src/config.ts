@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { configSource, listenAddress, loadConfig, trustProxySetting } from '@svc/config';
 import { z } from 'zod';
 import { SERVICE_DIR } from './version.js';
 
@@ -18,6 +18,7 @@ export const configSchema = z.object({
     .optional(),
   max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
   max_json_bytes: z.number().int().min(1).default(16_777_216),
+  trust_proxy: trustProxySetting.default(false),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

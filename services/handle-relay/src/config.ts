@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { configSource, listenAddress, loadConfig, trustProxySetting } from '@svc/config';
 import { z } from 'zod';
 import { CLI_ENV } from './cli/cli-env.js';
 import { SERVICE_DIR } from './version.js';
@@ -23,6 +23,7 @@ export const configSchema = z.object({
     .optional(),
   push_allow_private_endpoints: z.boolean().default(false),
   rate_limit_per_minute: z.number().int().min(0).default(600),
+  trust_proxy: trustProxySetting.default(false),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
