@@ -33,6 +33,9 @@ export const assetErrors = {
     new AppError(500, 'corrupted', 'asset is corrupted: content does not match its hash'),
   /** The asset's file is gone from the storage root. */
   missingFile: () => new AppError(500, 'corrupted', 'asset is corrupted: its file is missing'),
+  /** File ingest whose content's SHA-256 is not the `sha256` field. */
+  digestMismatch: () =>
+    errors.badRequest('invalid sha256: the file content has a different SHA-256'),
   /** File ingest without a `file` part. */
   missingFilePart: () => errors.badRequest('missing file: exactly one "file" part is required'),
   /** File ingest with more than one `file` part. */

@@ -19,6 +19,7 @@ const DOWNLOAD_HEADERS = [
   'Content-Range',
   'X-Content-Type-Options',
   'Content-Security-Policy',
+  'Repr-Digest',
 ];
 
 /**
@@ -64,6 +65,11 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
     attachmentHeader(asset.record.human_filename ?? asset.filename),
   );
   res.setHeader('Accept-Ranges', 'bytes');
+  if (asset.contentSha256 !== undefined) {
+    // RFC 9530: the whole representation's digest, on ranges and HEAD alike.
+    const digest = Buffer.from(asset.contentSha256, 'hex').toString('base64');
+    res.setHeader('Repr-Digest', `sha-256=:${digest}:`);
+  }
   return new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       if (!res.headersSent) for (const name of DOWNLOAD_HEADERS) res.removeHeader(name);

@@ -102,7 +102,16 @@ export const assetOpenApi: OpenApiFeature = {
               schema: {
                 type: 'object',
                 required: ['file'],
-                properties: { file: { type: 'string', format: 'binary' }, ...ingestFields },
+                properties: {
+                  file: { type: 'string', format: 'binary' },
+                  ...ingestFields,
+                  sha256: {
+                    type: 'string',
+                    pattern: '^([0-9a-fA-F]{64})?$',
+                    description:
+                      'Expected plain SHA-256 of the file (64 hex); another content: 400, nothing kept.',
+                  },
+                },
               },
             },
           },
