@@ -45,6 +45,19 @@ const ingestAnswers = {
   }),
 };
 
+/** What every download answer carries besides the content's own headers. */
+const downloadHeaders: Record<string, JsonObject> = {
+  ETag: { description: 'The quoted hash (strong).', schema: { type: 'string' } },
+  'Last-Modified': { description: 'The ingest time.', schema: { type: 'string' } },
+  'Repr-Digest': {
+    description:
+      'RFC 9530: sha-256=:<base64>: of the whole content; absent until known for assets stored before digests were kept.',
+    schema: { type: 'string', pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$' },
+  },
+  'X-Content-Type-Options': { schema: { const: 'nosniff' } },
+  'Content-Security-Policy': { schema: { const: 'sandbox' } },
+};
+
 const hashErrors = errorResponses({
   400: 'Malformed hash',
   404: 'Unknown hash or container',
@@ -154,9 +167,10 @@ export const assetOpenApi: OpenApiFeature = {
         responses: {
           '200': {
             description: 'The bytes, with Content-Type, Content-Disposition, ETag',
+            headers: downloadHeaders,
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
-          '206': { description: 'The requested range' },
+          '206': { description: 'The requested range', headers: downloadHeaders },
           '304': { description: 'Not modified (If-None-Match or If-Modified-Since)' },
           '412': {
             description: 'If-Match or If-Unmodified-Since not met',
