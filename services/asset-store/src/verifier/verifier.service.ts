@@ -106,15 +106,21 @@ export class Verifier {
     if (gone) await this.#flag(row.hash, file, 'missing');
   }
 
+  /**
+   * Index and attribute in one transaction: the update holds the row's lock while the
+   * attributes are written, so a PATCH (which takes the same lock) cannot interleave.
+   */
   async #fillDigest(hash: string, file: string, sha256: string): Promise<void> {
-    const row = await fillContentSha256(this.deps.db, hash, sha256);
-    if (!row) return;
-    try {
-      await this.deps.attributes.write(file, attributesFromRow(row));
-    } catch (err) {
-      // The index has it; the attribute copy is written again by the next change or rebuild.
-      this.deps.logger.warn({ err, hash }, 'could not write the content digest to the file');
-    }
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await fillContentSha256(trx, hash, sha256);
+      if (!row) return;
+      try {
+        await this.deps.attributes.write(file, attributesFromRow(row));
+      } catch (err) {
+        // The index has it; the attribute copy is written again by the next change or rebuild.
+        this.deps.logger.warn({ err, hash }, 'could not write the content digest to the file');
+      }
+    });
   }
 
   async #flag(hash: string, file: string, state: FileState): Promise<void> {
