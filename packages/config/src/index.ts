@@ -7,3 +7,5 @@ export {
 } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
 export { packageRoot, packageVersion } from './package-root.js';
+export { trustProxySetting } from './trust-proxy.js';
+export type { TrustProxy } from './trust-proxy.js';

@@ -2,7 +2,8 @@ export { AppError, errors, isOutOfSpace } from './errors.js';
 export type { ErrorTranslator } from './errors.js';
 export { bodyError, hasBody, readBodyBytes, readBodyText } from './body.js';
 export type { ReadBodyOptions } from './body.js';
-export { clientAddress } from './client-address.js';
+export { clientAddressFunction, expressTrustProxy } from './client-address.js';
+export type { ClientAddress, TrustProxyValue } from './client-address.js';
 export { assetStoreError, handleRelayError, success } from './envelopes.js';
 export type { ErrorRenderer } from './envelopes.js';
 export {

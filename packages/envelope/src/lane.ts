@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import type { ClientAddress } from './client-address.js';
 import type { ErrorRenderer } from './envelopes.js';
 import type { ErrorTranslator } from './errors.js';
 import { writeError, writeJson } from './middleware.js';
@@ -23,6 +24,8 @@ interface LaneBase {
   translate?: ErrorTranslator;
   logger: Logger;
   metrics: Metrics;
+  /** The service's client address (`trust_proxy`), for the log line as `requestLogging` has it. */
+  clientAddress?: ClientAddress;
 }
 
 /** One hot route answered ahead of Express by the route's own handler. */
@@ -51,7 +54,7 @@ export interface LaneOptions extends LaneBase {
 export function handlerLane(
   options: HandlerLaneOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { takes, route, handle, render, translate, logger, metrics } = options;
+  const { takes, route, handle, render, translate, logger, metrics, clientAddress } = options;
   const respond = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       await handle(req, res);
@@ -61,7 +64,7 @@ export function handlerLane(
   };
   return (req, res) => {
     if (!takes(req)) return false;
-    startRequestLine(logger, req, res);
+    startRequestLine(logger, req, res, clientAddress);
     metrics.track(req, res, route);
     void respond(req, res);
     return true;

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Level, Logger } from 'pino';
+import type { ClientAddress } from './client-address.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -38,6 +39,8 @@ interface PendingLine {
   id: string;
   method: string;
   url: string;
+  /** The client address, when the service gave its `clientAddress` (`trust_proxy`). */
+  remoteAddress?: string;
   startedAt: number;
   err?: Error;
 }
@@ -70,7 +73,12 @@ function writeLine(
   const level = levelFor(res.statusCode, line.err);
   if (!logger.isLevelEnabled(level)) return;
   const fields = {
-    req: { id: line.id, method: line.method, url: loggedUrl(line.url) },
+    req: {
+      id: line.id,
+      method: line.method,
+      url: loggedUrl(line.url),
+      ...(line.remoteAddress === undefined ? {} : { remoteAddress: line.remoteAddress }),
+    },
     res: { statusCode: res.statusCode },
     responseTime: Date.now() - line.startedAt,
   };
@@ -85,9 +93,15 @@ function writeLine(
 
 /**
  * Starts the request's one log line, for a handler that runs ahead of Express: the same
- * request id, `X-Request-Id` echo and line as `requestLogging`.
+ * request id, `X-Request-Id` echo and line as `requestLogging`. With `clientAddress`, the
+ * line names the client as routes and rate limits see it.
  */
-export function startRequestLine(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+export function startRequestLine(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  clientAddress?: ClientAddress,
+): void {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('X-Request-Id', id);
@@ -97,6 +111,7 @@ export function startRequestLine(logger: Logger, req: IncomingMessage, res: Serv
     url: req.url ?? '',
     startedAt: Date.now(),
   };
+  if (clientAddress) line.remoteAddress = clientAddress(req);
   (res as WithPendingLine)[PENDING] = line;
   // 'close' follows 'finish' on every response and also ends an aborted one: one listener.
   res.once('close', () => writeLine(logger, req, res, line));
@@ -109,9 +124,9 @@ export function startRequestLine(logger: Logger, req: IncomingMessage, res: Serv
  * than with pino-http: no child logger, serializer pass or extra listeners per request,
  * and nothing at all is built when the level is off.
  */
-export function requestLogging(logger: Logger): RequestHandler {
+export function requestLogging(logger: Logger, clientAddress?: ClientAddress): RequestHandler {
   return (req, res, next) => {
-    startRequestLine(logger, req, res);
+    startRequestLine(logger, req, res, clientAddress);
     next();
   };
 }

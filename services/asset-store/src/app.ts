@@ -1,6 +1,8 @@
 import {
   assetStoreError,
+  clientAddressFunction,
   createMetrics,
+  expressTrustProxy,
   errorHandler,
   methodNotAllowed,
   notFound,
@@ -16,6 +18,7 @@ import { adminRoutes } from './admin/admin.routes.js';
 import { PurgeService } from './admin/purge.service.js';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { API_BASE } from './api-base.js';
+import { ApiAuth } from './auth/api-auth.js';
 import { assetOpenApi } from './assets/asset.openapi.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
 import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
@@ -93,7 +96,10 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('asset_store');
-  app.use(requestLogging(logger));
+  // One reading of the client address (`trust_proxy`) for routes, the lane and logs.
+  const clientAddress = clientAddressFunction(config.trust_proxy);
+  app.set('trust proxy', expressTrustProxy(config.trust_proxy));
+  app.use(requestLogging(logger, clientAddress));
   app.use(metrics.middleware);
   const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger });
   const assets = new AssetService({ db, storage: deps.storage, logger, missingFiles: verifier });
@@ -138,6 +144,10 @@ export function createApp(deps: AppDeps): App {
       purge: new PurgeService({ db, layout, attributes }),
     }),
   );
+  // Admin routes check their own token first; everything else under API_BASE needs
+  // `api_token` when one is set.
+  const apiAuth = new ApiAuth(config.api_token, config.admin_token);
+  app.use(API_BASE, apiAuth.middleware());
   app.use(
     API_BASE,
     assetRoutes({ assets, ingest, ingestUpload, maxJsonBytes: config.max_json_bytes }),
@@ -153,7 +163,13 @@ export function createApp(deps: AppDeps): App {
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, logger, fromDatabaseError));
-  const lane = ingestLane({ ingestUpload, logger, metrics });
+  const lane = ingestLane({
+    ingestUpload,
+    logger,
+    metrics,
+    clientAddress,
+    allows: (req) => apiAuth.allows(req),
+  });
   return (req, res) => {
     if (!lane(req, res)) app(req, res);
   };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { configSource, listenAddress, loadConfig } from '@svc/config';
+import { configSource, listenAddress, loadConfig, trustProxySetting } from '@svc/config';
 import { z } from 'zod';
 import { SERVICE_DIR } from './version.js';
 
@@ -7,6 +7,7 @@ import { SERVICE_DIR } from './version.js';
 export const configSchema = z.object({
   storage_root: z.string().min(1).default('./data/assets'),
   admin_token: z.string().min(1).optional(),
+  api_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
   rebuild_error_threshold: z.number().int().min(0).default(10),
   verify_interval_hours: z.number().int().min(0).default(24),
@@ -17,6 +18,7 @@ export const configSchema = z.object({
     .optional(),
   max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
   max_json_bytes: z.number().int().min(1).default(16_777_216),
+  trust_proxy: trustProxySetting.default(false),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

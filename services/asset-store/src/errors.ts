@@ -33,6 +33,9 @@ export const assetErrors = {
     new AppError(500, 'corrupted', 'asset is corrupted: content does not match its hash'),
   /** The asset's file is gone from the storage root. */
   missingFile: () => new AppError(500, 'corrupted', 'asset is corrupted: its file is missing'),
+  /** File ingest whose content's SHA-256 is not the `sha256` field. */
+  digestMismatch: () =>
+    errors.badRequest('invalid sha256: the file content has a different SHA-256'),
   /** File ingest without a `file` part. */
   missingFilePart: () => errors.badRequest('missing file: exactly one "file" part is required'),
   /** File ingest with more than one `file` part. */
@@ -53,6 +56,8 @@ export const assetErrors = {
     new AppError(416, 'range_not_satisfiable', 'range not satisfiable', {
       'Content-Range': `bytes */${size}`,
     }),
+  /** `If-Match` or `If-Unmodified-Since` that the asset does not meet. */
+  preconditionFailed: () => new AppError(412, 'precondition_failed', 'precondition failed'),
   /** A row the index already holds (unique violation). */
   alreadyExists: () => errors.conflict('already exists'),
   /** A value the index's columns refuse (bad text form, out of range, a check). */
@@ -61,6 +66,11 @@ export const assetErrors = {
   outOfSpace: () => errors.insufficientStorage(),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
+  /** Data endpoints with `api_token` set: no or wrong bearer token. */
+  apiUnauthorized: () =>
+    new AppError(401, 'unauthorized', 'missing or invalid API token', {
+      'WWW-Authenticate': 'Bearer',
+    }),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** Admin endpoints while no `admin_token` is configured. */

@@ -34,6 +34,8 @@ describe('download', () => {
     expect(res.headers['etag']).toBe(`"${hash}"`);
     expect(res.headers['accept-ranges']).toBe('bytes');
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBe('sandbox');
     expect(res.headers['content-disposition']).toBe(
       `attachment; filename="Gr__e 2026.txt"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%202026.txt`,
     );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
@@ -148,6 +149,7 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
         tags: '["lane","check"]',
         description: 'either way',
         is_trashed: 'false',
+        content_sha256: createHash('sha256').update('same content').digest('hex'),
       });
       stored.push(filename);
     }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -75,13 +75,18 @@ describe('file ingest', () => {
       human_filename: 'Strand.png',
       human_path: '/2026/summer',
       is_trashed: 'false',
+      content_sha256: createHash('sha256').update(content).digest('hex'),
     });
     const row = await t.index.db
       .selectFrom('asset')
-      .select(['path', 'size'])
+      .select(['path', 'size', 'content_sha256'])
       .where('hash', '=', hash)
       .executeTakeFirstOrThrow();
-    expect(row).toEqual({ path: body.data.filename, size: content.length });
+    expect(row).toEqual({
+      path: body.data.filename,
+      size: content.length,
+      content_sha256: createHash('sha256').update(content).digest('hex'),
+    });
   });
 
   it('leaves absent metadata out of the record and shows tags as []', async () => {

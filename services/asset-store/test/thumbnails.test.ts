@@ -154,6 +154,43 @@ describe('image thumbnails', () => {
   });
 });
 
+describe('thumbnail caching headers', () => {
+  it('gives a strong ETag, immutable caching and nosniff, and answers a match with 304', async () => {
+    const { row } = await storeAsset(t, await solid(80, 40).png().toBuffer(), {
+      mime_type: 'image/png',
+      ext: 'png',
+    });
+    const res = await thumb(app, row.hash, 20, 20).expect(200);
+    const etag = res.headers['etag']!;
+    expect(etag).toMatch(/^"[\w-]{32}"$/);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const again = await request(app)
+      .get(thumbUrl(row.hash, 20, 20))
+      .set('If-None-Match', etag)
+      .set('Cache-Control', 'no-cache')
+      .expect(304);
+    expect(again.headers['etag']).toBe(etag);
+    expect(again.text).toBe('');
+    await request(app)
+      .get(thumbUrl(row.hash, 20, 20))
+      .set('If-None-Match', '"x"')
+      .expect(200);
+    const other = await thumb(app, row.hash, 10, 10).expect(200);
+    expect(other.headers['etag']).not.toBe(etag);
+  });
+
+  it('tags a placeholder by its bytes too', async () => {
+    const { row } = await storeAsset(t, 'text', { mime_type: 'text/plain', ext: 'txt' });
+    const res = await thumb(app, row.hash, 30, 30).expect(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    await request(app)
+      .get(thumbUrl(row.hash, 30, 30))
+      .set('If-None-Match', res.headers['etag']!)
+      .expect(304);
+  });
+});
+
 describe('placeholders', () => {
   it('draws an SVG naming the extension for a non-image, sized to fit the box', async () => {
     const { row } = await storeAsset(t, '{"a": 1}', { mime_type: 'application/json', ext: 'json' });

@@ -1,10 +1,13 @@
 import {
+  clientAddressFunction,
   createMetrics,
+  expressTrustProxy,
   errorHandler,
   handleRelayError,
   methodNotAllowed,
   notFound,
   requestLogging,
+  type ClientAddress,
 } from '@svc/envelope';
 import type { RequestListener } from 'node:http';
 import express from 'express';
@@ -50,7 +53,7 @@ export interface AppDeps {
 export type App = RequestListener;
 
 /** The send and inbox handlers, mounted both in their lanes and as Express routes. */
-function messageHandlers(deps: AppDeps): MessageHandlers {
+function messageHandlers(deps: AppDeps, clientAddress: ClientAddress): MessageHandlers {
   const { config, db, now, relay } = deps;
   const messages = new MessageService({
     db,
@@ -60,7 +63,11 @@ function messageHandlers(deps: AppDeps): MessageHandlers {
     writer: relay.writer,
     knownRecipients: new KnownRecipients(),
   });
-  const sendLimit = createRateLimiter({ perMinute: config.rate_limit_per_minute, now });
+  const sendLimit = createRateLimiter({
+    perMinute: config.rate_limit_per_minute,
+    now,
+    clientAddress,
+  });
   return { send: sendHandler(messages, sendLimit), inbox: inboxHandler(messages) };
 }
 
@@ -74,9 +81,12 @@ export function createApp(deps: AppDeps): App {
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('handle_relay');
-  app.use(requestLogging(logger));
+  const clientAddress = clientAddressFunction(config.trust_proxy);
+  // One reading of the client address (`trust_proxy`) for routes, lanes, limits and logs.
+  app.set('trust proxy', expressTrustProxy(config.trust_proxy));
+  app.use(requestLogging(logger, clientAddress));
   app.use(metrics.middleware);
-  const handlers = messageHandlers(deps);
+  const handlers = messageHandlers(deps, clientAddress);
   // The hot routes first: Express tries every layer above a route on every request.
   app.use(messageRoutes(handlers));
   app.use(streamRoutes(new StreamService({ db, now, hub: relay.streams })));
@@ -94,7 +104,7 @@ export function createApp(deps: AppDeps): App {
   app.use(openApiRoutes(deps.version, openApiFeatures));
   app.post(
     '/v1/register',
-    rateLimit(createRateLimiter({ perMinute: config.rate_limit_per_minute, now })),
+    rateLimit(createRateLimiter({ perMinute: config.rate_limit_per_minute, now, clientAddress })),
   );
   app.use(handleRoutes(new HandleService({ db, config, now })));
   app.use(webFingerRoutes(new WebFingerService({ db, config })));
@@ -105,7 +115,7 @@ export function createApp(deps: AppDeps): App {
   app.use(webRoutes({ server: config.server, version: deps.version, webDir: config.web_dir }));
   app.use(notFound);
   app.use(errorHandler(handleRelayError, logger, fromDatabaseError));
-  const laneDeps = { handlers, translate: fromDatabaseError, logger, metrics };
+  const laneDeps = { handlers, translate: fromDatabaseError, logger, metrics, clientAddress };
   const send = sendLane(laneDeps);
   const inbox = inboxLane(laneDeps);
   return (req, res) => {

@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, configSource, listenAddress, loadConfig } from '@svc/config';
+import {
+  ConfigError,
+  configSource,
+  listenAddress,
+  loadConfig,
+  trustProxySetting,
+} from '@svc/config';
 import { z } from 'zod';
 import { CLI_ENV } from './cli/cli-env.js';
 import { settingProblems } from './errors.js';
@@ -25,6 +31,7 @@ export const configSchema = z.object({
     .optional(),
   push_allow_private_endpoints: z.boolean().default(false),
   rate_limit_per_minute: z.number().int().min(0).default(600),
+  trust_proxy: trustProxySetting.default(false),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -1,7 +1,7 @@
 import { methodNotAllowed, success } from '@svc/envelope';
 import { Router } from 'express';
 import type { Verifier } from '../verifier/verifier.service.js';
-import { adminAuth } from './admin-auth.js';
+import { adminAuth } from '../auth/admin-auth.js';
 import { parseHash } from '../validation.js';
 import { parseRebuildMode } from './admin.schemas.js';
 import type { PurgeService } from './purge.service.js';

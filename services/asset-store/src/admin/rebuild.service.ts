@@ -5,7 +5,7 @@ import mime from 'mime-types';
 import type { Logger } from 'pino';
 import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import { rowFromAttributes } from '../assets/asset.model.js';
-import { hashFile } from '../storage/content-hash.js';
+import { digestFile } from '../storage/content-hash.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
@@ -156,6 +156,8 @@ export class Rebuilder {
   async #index(file: ScannedFile): Promise<boolean> {
     try {
       const { size } = await fs.stat(file.absolute);
+      // Attributes from before `content_sha256` was kept leave it unknown here: reading every
+      // byte would make a rebuild as slow as a scrub, which fills it in (`Verifier`).
       const attrs =
         (await this.deps.attributes.read(file.absolute)) ?? (await this.#fromName(file));
       if (!attrs) {
@@ -171,28 +173,35 @@ export class Rebuilder {
   }
 
   /**
-   * A file without attributes: identity from its name, integrity from a recomputed hash,
-   * type from its extension. The attributes are written back, so the next rebuild is exact.
+   * A file without attributes: identity from its name, integrity from a recomputed hash
+   * (and, in the same read, the content digest, kept only when the hash matches: a damaged
+   * file's digest would describe the damage), type from its extension. The attributes are written back, so the next rebuild is exact.
    */
   async #fromName(file: ScannedFile): Promise<AssetAttributes | undefined> {
     const name = path.posix.basename(file.relative);
     const parsed = parsePhysicalFilename(name);
     if (!parsed) return undefined;
-    const actual = await hashFile(file.absolute, parsed.timestamp);
+    const actual = await digestFile(file.absolute, parsed.timestamp);
+    const intact = actual.hash === parsed.hash;
     const attrs: AssetAttributes = {
       hash: parsed.hash,
       timestamp: parsed.timestamp,
       mime_type: mime.lookup(parsed.ext) || 'application/octet-stream',
       tags: tagsInFilename(name, `${parsed.timestamp}_${parsed.hash}`, parsed.ext),
       is_trashed: false,
-      is_corrupted: actual !== parsed.hash,
+      is_corrupted: !intact,
+      ...(intact ? { content_sha256: actual.sha256 } : {}),
     };
+    await this.#writeBack(file, attrs);
+    return attrs;
+  }
+
+  async #writeBack(file: ScannedFile, attrs: AssetAttributes): Promise<void> {
     await this.deps.attributes
       .write(file.absolute, attrs)
       .catch((err: unknown) =>
         this.deps.logger.warn({ err, file: file.relative }, 'could not write attributes back'),
       );
-    return attrs;
   }
 
   /** Rows whose file is gone: flagged corrupted (the metadata stays, the bytes do not). */

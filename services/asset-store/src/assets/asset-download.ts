@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import send from 'send';
 import { assetErrors } from '../errors.js';
 import type { LocatedAsset } from './asset.service.js';
+import { evaluatePreconditions, rangeApplies, type Validators } from './preconditions.js';
 
 /** Content addressed by its hash never changes: caches may keep it for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -11,10 +12,14 @@ const DOWNLOAD_HEADERS = [
   'Content-Type',
   'Content-Disposition',
   'ETag',
+  'Last-Modified',
   'Cache-Control',
   'Accept-Ranges',
   'Content-Length',
   'Content-Range',
+  'X-Content-Type-Options',
+  'Content-Security-Policy',
+  'Repr-Digest',
 ];
 
 /**
@@ -27,26 +32,52 @@ export function attachmentHeader(name: string): string {
 }
 
 /**
- * Streams an asset's file with ranges and conditional requests handled by `send`
- * (206/416, 304 on `If-None-Match`, HEAD without a body). Resolves once the response is
- * complete; rejects while nothing was sent yet, with an AppError or, for a file gone since
- * it was located, the file system's ENOENT.
+ * The validators and caching headers, on every answer (304 included). Stored content is
+ * whatever a client sent: no type sniffing, and a sandbox so that HTML or SVG opened from
+ * here runs no script with this origin's rights.
+ */
+function setCacheHeaders(res: Response, validators: Validators): void {
+  res.setHeader('ETag', validators.etag);
+  res.setHeader('Last-Modified', new Date(validators.lastModified).toUTCString());
+  res.setHeader('Cache-Control', IMMUTABLE);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', 'sandbox');
+}
+
+/**
+ * Streams an asset's file. Preconditions are decided here (RFC 9110, whatever the request's
+ * `Cache-Control`); `send` then serves ranges (206/416) and HEAD without a body. Resolves
+ * once the response is complete; rejects while nothing was sent yet, with an AppError or,
+ * for a file gone since it was located, the file system's ENOENT.
  */
 export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Promise<void> {
+  const validators = { etag: `"${asset.record.hash}"`, lastModified: asset.record.timestamp };
+  const outcome = evaluatePreconditions(req.headers, validators);
+  if (outcome === 'failed') return Promise.reject(assetErrors.preconditionFailed());
+  setCacheHeaders(res, validators);
+  if (outcome === 'not-modified') {
+    res.status(304).end();
+    return Promise.resolve();
+  }
   res.setHeader('Content-Type', asset.record.mime_type);
   res.setHeader(
     'Content-Disposition',
     attachmentHeader(asset.record.human_filename ?? asset.filename),
   );
-  res.setHeader('ETag', `"${asset.record.hash}"`);
-  res.setHeader('Cache-Control', IMMUTABLE);
+  res.setHeader('Accept-Ranges', 'bytes');
+  if (asset.contentSha256 !== undefined) {
+    // RFC 9530: the whole representation's digest, on ranges and HEAD alike.
+    const digest = Buffer.from(asset.contentSha256, 'hex').toString('base64');
+    res.setHeader('Repr-Digest', `sha-256=:${digest}:`);
+  }
   return new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       if (!res.headersSent) for (const name of DOWNLOAD_HEADERS) res.removeHeader(name);
       reject(err);
     };
     send(req, asset.absolutePath, {
-      acceptRanges: true,
+      // A `Range` under an `If-Range` that does not match gets the whole content.
+      acceptRanges: rangeApplies(req.headers, validators),
       cacheControl: false,
       etag: false,
       lastModified: false,

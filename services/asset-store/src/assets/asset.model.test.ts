@@ -13,6 +13,7 @@ const row: AssetRow = {
   human_path: null,
   is_trashed: false,
   is_corrupted: true,
+  content_sha256: null,
   path: 'x.txt',
   size: 1,
   indexed_at: new Date(0),

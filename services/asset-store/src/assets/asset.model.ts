@@ -50,6 +50,13 @@ export function toAssetAttributes(record: AssetRecord): AssetAttributes {
   return { ...record, tags: [...record.tags] };
 }
 
+/** The attributes a file carries for its index row: the record plus the content digest. */
+export function attributesFromRow(row: AssetRow): AssetAttributes {
+  const attrs = toAssetAttributes(toAssetRecord(row));
+  if (row.content_sha256 !== null) attrs.content_sha256 = row.content_sha256;
+  return attrs;
+}
+
 /** The index row for a file's attributes, stored at `path` (relative to the root). */
 export function rowFromAttributes(attrs: AssetAttributes, path: string, size: number): NewAssetRow {
   return {
@@ -64,6 +71,7 @@ export function rowFromAttributes(attrs: AssetAttributes, path: string, size: nu
     human_path: attrs.human_path ?? null,
     is_trashed: attrs.is_trashed,
     is_corrupted: attrs.is_corrupted,
+    content_sha256: attrs.content_sha256 ?? null,
     path,
     size,
   };

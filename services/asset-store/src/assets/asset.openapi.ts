@@ -45,6 +45,19 @@ const ingestAnswers = {
   }),
 };
 
+/** What every download answer carries besides the content's own headers. */
+const downloadHeaders: Record<string, JsonObject> = {
+  ETag: { description: 'The quoted hash (strong).', schema: { type: 'string' } },
+  'Last-Modified': { description: 'The ingest time.', schema: { type: 'string' } },
+  'Repr-Digest': {
+    description:
+      'RFC 9530: sha-256=:<base64>: of the whole content; absent until known for assets stored before digests were kept.',
+    schema: { type: 'string', pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$' },
+  },
+  'X-Content-Type-Options': { schema: { const: 'nosniff' } },
+  'Content-Security-Policy': { schema: { const: 'sandbox' } },
+};
+
 const hashErrors = errorResponses({
   400: 'Malformed hash',
   404: 'Unknown hash or container',
@@ -102,7 +115,16 @@ export const assetOpenApi: OpenApiFeature = {
               schema: {
                 type: 'object',
                 required: ['file'],
-                properties: { file: { type: 'string', format: 'binary' }, ...ingestFields },
+                properties: {
+                  file: { type: 'string', format: 'binary' },
+                  ...ingestFields,
+                  sha256: {
+                    type: 'string',
+                    pattern: '^([0-9a-fA-F]{64})?$',
+                    description:
+                      'Expected plain SHA-256 of the file (64 hex); another content: 400, nothing kept.',
+                  },
+                },
               },
             },
           },
@@ -138,15 +160,22 @@ export const assetOpenApi: OpenApiFeature = {
     [`${API_BASE}/asset/{hash}`]: {
       parameters: [assetHash],
       get: {
-        summary: 'Download the content (HEAD, Range and If-None-Match supported)',
+        summary: 'Download the content (HEAD, Range and conditional requests supported)',
+        description:
+          'ETag is the quoted hash, Last-Modified the ingest time. Preconditions follow RFC 9110 whatever the request Cache-Control says: If-Match, If-Unmodified-Since (412), If-None-Match, If-Modified-Since (304), If-Range. Every answer carries X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox.',
         operationId: 'getAsset',
         responses: {
           '200': {
             description: 'The bytes, with Content-Type, Content-Disposition, ETag',
+            headers: downloadHeaders,
             content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
           },
-          '206': { description: 'The requested range' },
-          '304': { description: 'Not modified (If-None-Match)' },
+          '206': { description: 'The requested range', headers: downloadHeaders },
+          '304': { description: 'Not modified (If-None-Match or If-Modified-Since)' },
+          '412': {
+            description: 'If-Match or If-Unmodified-Since not met',
+            content: { 'application/json': { schema: ref('ErrorEnvelope') } },
+          },
           '416': {
             description: 'Range not satisfiable',
             content: { 'application/json': { schema: ref('ErrorEnvelope') } },
@@ -161,8 +190,9 @@ export const assetOpenApi: OpenApiFeature = {
         responses: {
           '200': { description: 'Content-Type, Content-Length, Content-Disposition, ETag' },
           '206': { description: 'The headers of the requested range' },
-          '304': { description: 'Not modified (If-None-Match)' },
+          '304': { description: 'Not modified (If-None-Match or If-Modified-Since)' },
           '400': { description: 'Malformed hash' },
+          '412': { description: 'If-Match or If-Unmodified-Since not met' },
           '404': { description: 'Unknown hash or container' },
           '416': { description: 'Range not satisfiable' },
           '500': { description: 'The asset is corrupted or its file is missing' },

@@ -65,6 +65,24 @@ export const ingestFieldsSchema = z.object({
 /** Validated ingest metadata: tags normalised, empty texts absent. */
 export type IngestFields = z.infer<typeof ingestFieldsSchema>;
 
+/**
+ * `POST /ingest` also takes `sha256`, the content's expected plain SHA-256 (64 hex, either
+ * case; empty means absent): a file that differs is refused and not kept.
+ */
+export const fileIngestFieldsSchema = ingestFieldsSchema.extend({
+  sha256: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string({ error: 'expected a string' })
+      .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+  ),
+});
+
+/** Validated file-ingest metadata. */
+export type FileIngestFields = z.infer<typeof fileIngestFieldsSchema>;
+
 /** The body of `PATCH /asset/{hash}`: only `tags` and `description`. */
 export const patchSchema = z.strictObject({
   tags: z

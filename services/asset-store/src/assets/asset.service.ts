@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import { toAbsolutePath } from '../storage/layout.js';
-import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
+import { attributesFromRow, toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
   findAssetByHash,
   findAssetByHashForUpdate,
@@ -37,6 +37,8 @@ export interface LocatedAsset {
   /** The physical filename, for `Content-Disposition` when no human name is known. */
   filename: string;
   size: number;
+  /** Plain SHA-256 of the content, lowercase hex, when the index knows it. */
+  contentSha256?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export class AssetService {
       absolutePath,
       filename: row.path.split('/').pop()!,
       size,
+      ...(row.content_sha256 === null ? {} : { contentSha256: row.content_sha256 }),
     };
   }
 
@@ -137,7 +140,7 @@ export class AssetService {
   private async writeAttributes(row: AssetRow): Promise<void> {
     const file = toAbsolutePath(this.deps.storage.layout, row.path);
     try {
-      await this.deps.storage.attributes.write(file, toAssetAttributes(toAssetRecord(row)));
+      await this.deps.storage.attributes.write(file, attributesFromRow(row));
     } catch (err) {
       // A missing file cannot carry attributes; the row still records the change, and
       // the verifier reports the file as gone.

@@ -14,6 +14,8 @@ export interface AssetTable {
   human_path: string | null;
   is_trashed: Generated<boolean>;
   is_corrupted: Generated<boolean>;
+  /** Plain SHA-256 of the content, lowercase hex; null until known for older files. */
+  content_sha256: string | null;
   /** Path of the file relative to `storage_root`, with `/` separators. */
   path: string;
   size: number;

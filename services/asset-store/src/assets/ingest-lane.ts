@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { assetStoreError, jsonLane, type Metrics } from '@svc/envelope';
+import { assetStoreError, jsonLane, type ClientAddress, type Metrics } from '@svc/envelope';
 import type { Logger } from 'pino';
 import { API_BASE } from '../api-base.js';
 import { fromDatabaseError } from '../db/pg-errors.js';
@@ -12,6 +12,9 @@ export interface IngestLaneDeps {
   ingestUpload: IngestHandler;
   logger: Logger;
   metrics: Metrics;
+  clientAddress: ClientAddress;
+  /** Whether the request may ingest (`api_token`); one it may not goes on to Express's 401. */
+  allows: (req: IncomingMessage) => boolean;
 }
 
 /**
@@ -25,12 +28,13 @@ export function ingestLane(
   deps: IngestLaneDeps,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   return jsonLane({
-    takes: (req) => req.method === 'POST' && req.url === INGEST_PATH,
+    takes: (req) => req.method === 'POST' && req.url === INGEST_PATH && deps.allows(req),
     route: INGEST_PATH,
     answer: deps.ingestUpload,
     render: assetStoreError,
     translate: fromDatabaseError,
     logger: deps.logger,
     metrics: deps.metrics,
+    clientAddress: deps.clientAddress,
   });
 }

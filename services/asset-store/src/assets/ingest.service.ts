@@ -12,7 +12,12 @@ import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-fil
 import { AssetIndexWriter } from './asset-index-writer.js';
 import { parseInput } from '../validation.js';
 import { rowFromAttributes } from './asset.model.js';
-import { ingestFieldsSchema, type IngestFields } from './asset.schemas.js';
+import {
+  fileIngestFieldsSchema,
+  ingestFieldsSchema,
+  type FileIngestFields,
+  type IngestFields,
+} from './asset.schemas.js';
 import type { TimestampIssuer } from './timestamp-issuer.js';
 
 /** The `data` of both ingest answers. */
@@ -59,10 +64,13 @@ export class IngestService {
   /** `POST /ingest`: the staged `file` part plus the form's text fields. */
   async ingestUpload(upload: StagedUpload | undefined, form: unknown): Promise<IngestResult> {
     if (!upload) throw assetErrors.missingFilePart();
-    let fields: IngestFields;
+    let fields: FileIngestFields;
     let mimeType: string;
     try {
-      fields = parseInput(ingestFieldsSchema, form, 'form');
+      fields = parseInput(fileIngestFieldsSchema, form, 'form');
+      if (fields.sha256 !== undefined && fields.sha256 !== upload.staged.sha256) {
+        throw assetErrors.digestMismatch();
+      }
       mimeType =
         fields.mime_type ??
         lookupMime(upload.originalName) ??
@@ -122,6 +130,7 @@ export class IngestService {
       human_path: fields.human_readable_path,
       is_trashed: false,
       is_corrupted: false,
+      content_sha256: staged.sha256,
     };
     // The file is made durable while the writer inserts its row, which commits only once
     // the file is durable: a crash leaves at worst a file the index does not name yet,

@@ -1,3 +1,4 @@
+import { API_BASE } from '../api-base.js';
 import { ASSET_HASH_PATTERN } from '../storage/content-hash.js';
 
 /** A JSON object as OpenAPI documents are made of. */
@@ -74,12 +75,20 @@ const sharedResponses = errorResponses({
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
-function withSharedResponses(item: JsonObject): JsonObject {
+/** A data endpoint: open by default, the API token's when `api_token` is set. */
+const dataSecurity = [{}, { apiToken: [] }];
+const apiTokenMissing = errorResponses({ 401: 'api_token is set and the bearer token is not it' });
+
+function withSharedResponses(path: string, item: JsonObject): JsonObject {
+  const data = path.startsWith(`${API_BASE}/`);
   return Object.fromEntries(
     Object.entries(item).map(([key, value]) => {
       if (!METHODS.has(key)) return [key, value];
-      const op = value as { responses?: JsonObject };
-      return [key, { ...op, responses: { ...sharedResponses, ...op.responses } }];
+      const op = value as { responses?: JsonObject; security?: unknown };
+      const responses = { ...sharedResponses, ...(data ? apiTokenMissing : {}), ...op.responses };
+      // Operations with their own scheme (admin) keep it.
+      if (!data || op.security) return [key, { ...op, responses }];
+      return [key, { ...op, security: dataSecurity, responses }];
     }),
   );
 }
@@ -93,7 +102,7 @@ export function buildOpenApiDocument(
   const schemas: Record<string, JsonObject> = { ...commonSchemas };
   for (const feature of features) {
     for (const [path, item] of Object.entries(feature.paths)) {
-      paths[path] = { ...(paths[path] ?? {}), ...withSharedResponses(item) };
+      paths[path] = { ...(paths[path] ?? {}), ...withSharedResponses(path, item) };
     }
     Object.assign(schemas, feature.schemas ?? {});
   }
@@ -109,7 +118,15 @@ export function buildOpenApiDocument(
     paths,
     components: {
       schemas,
-      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer' },
+        apiToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'api_token (or the admin token): needed by every data endpoint when api_token is set; unset, they are open.',
+        },
+      },
     },
   };
 }

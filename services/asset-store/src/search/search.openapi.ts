@@ -44,6 +44,10 @@ const searchParameters: JsonObject[] = [
     type: 'string',
     pattern: '^[0-9a-fA-F]{1,64}$',
   }),
+  query('sha256', 'Plain SHA-256 of the content (no timestamp), either case.', {
+    type: 'string',
+    pattern: '^[0-9a-fA-F]{64}$',
+  }),
   query('start_time', 'Epoch ms, inclusive lower bound.', timestamp),
   query('end_time', 'Epoch ms, inclusive upper bound.', timestamp),
   query('tags', 'Comma-separated; the asset must carry every one.', { type: 'string' }),

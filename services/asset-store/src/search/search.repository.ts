@@ -5,6 +5,8 @@ import type { Database } from '../db/database.js';
 /** What the matching assets must satisfy; every field set is ANDed. */
 export interface AssetFilter {
   hashPrefix?: string | undefined;
+  /** Plain SHA-256 of the content, lowercase hex. */
+  contentSha256?: string | undefined;
   startTime?: number | undefined;
   endTime?: number | undefined;
   tags?: readonly string[] | undefined;
@@ -62,6 +64,7 @@ function matches(
         : eb('hash', 'like', likePrefix(f.hashPrefix)),
     );
   }
+  if (f.contentSha256 !== undefined) and.push(eb('content_sha256', '=', f.contentSha256));
   if (f.tags !== undefined && f.tags.length > 0) {
     // `tags || '{}'` is the same array, but no GIN index matches it: see `assetCountQuery`.
     const tags = tagsFromCoveringIndex
@@ -97,7 +100,8 @@ export async function tagIndexKey(
 ): Promise<string | undefined> {
   const tags = f.tags ?? [];
   if (tags.length === 0 || f.includeTrashed || f.includeCorrupted) return undefined;
-  if (f.hashPrefix !== undefined) return undefined;
+  // A hash or a digest is narrower than any tag.
+  if (f.hashPrefix !== undefined || f.contentSha256 !== undefined) return undefined;
   const keys: [string, string][] = tags.map((t) => ['tag', t]);
   if (f.application !== undefined) keys.push(['application', f.application]);
   if (f.user !== undefined) keys.push(['user', f.user]);
@@ -202,7 +206,12 @@ export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter, viaTa
  * MIME type or a single tag.
  */
 export function keptCountKey(f: AssetFilter): { dimension: string; value: string } | undefined {
-  if (f.hashPrefix !== undefined || f.startTime !== undefined || f.endTime !== undefined) {
+  if (
+    f.hashPrefix !== undefined ||
+    f.contentSha256 !== undefined ||
+    f.startTime !== undefined ||
+    f.endTime !== undefined
+  ) {
     return undefined;
   }
   const keys: { dimension: string; value: string }[] = [];

@@ -62,6 +62,12 @@ export const searchQuery = z.object({
     .regex(/^[0-9a-fA-F]{1,64}$/, 'expected 1 to 64 hexadecimal characters')
     .transform((h) => h.toLowerCase())
     .optional(),
+  // The content's plain SHA-256 (contract, "Additions"): exactly 64 hex, either case.
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters')
+    .transform((h) => h.toLowerCase())
+    .optional(),
   start_time: integer(0).optional(),
   end_time: integer(0).optional(),
   tags: tagList.optional(),

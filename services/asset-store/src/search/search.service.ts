@@ -35,6 +35,7 @@ export function searchFilter(q: SearchQuery): AssetFilter {
   return {
     ...listFilter(q),
     hashPrefix: q.hash,
+    contentSha256: q.sha256,
     startTime: q.start_time,
     endTime: q.end_time,
     tags: q.tags,

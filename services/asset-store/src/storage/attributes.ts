@@ -16,6 +16,8 @@ export interface AssetAttributes {
   human_path?: string;
   is_trashed: boolean;
   is_corrupted: boolean;
+  /** Plain SHA-256 of the content, lowercase hex; absent on files stored before it was kept. */
+  content_sha256?: string;
 }
 
 /** The port: one set of attributes per asset file. */
@@ -47,6 +49,7 @@ export const ATTRIBUTE_KEYS = [
   'human_path',
   'is_trashed',
   'is_corrupted',
+  'content_sha256',
 ] as const;
 
 /** One of the contract's attribute keys. */
@@ -102,6 +105,9 @@ export function decodeAttributes(
     const value = get(key);
     if (value !== undefined && value !== '') attrs[key] = value;
   }
+  // A malformed digest is as good as none: rebuild recomputes it.
+  const sha256 = get('content_sha256');
+  if (sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) attrs.content_sha256 = sha256;
   return attrs;
 }
 

@@ -25,6 +25,25 @@ export async function hashFile(
   return hash.digest('hex');
 }
 
+/**
+ * One read of a file for both digests: the asset hash (timestamp first) and the plain
+ * content SHA-256, lowercase hex.
+ */
+export async function digestFile(
+  file: string,
+  timestamp: number,
+  signal?: AbortSignal,
+): Promise<{ hash: string; sha256: string }> {
+  signal?.throwIfAborted();
+  const hash = createAssetHash(timestamp);
+  const plain = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, signal })) {
+    hash.update(chunk as Buffer);
+    plain.update(chunk as Buffer);
+  }
+  return { hash: hash.digest('hex'), sha256: plain.digest('hex') };
+}
+
 /** Hash of an in-memory content, for small values and tests. */
 export function hashBuffer(content: Buffer | string, timestamp: number): string {
   return createAssetHash(timestamp).update(content).digest('hex');

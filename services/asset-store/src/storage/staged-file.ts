@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -24,6 +24,8 @@ export interface StagedFile {
   tmpPath: string;
   timestamp: number;
   hash: string;
+  /** The plain SHA-256 of the content (no timestamp), lowercase hex: `content_sha256`. */
+  sha256: string;
   size: number;
   /** The first bytes, for magic-byte MIME detection without reading the file again. */
   head: Buffer;
@@ -42,8 +44,8 @@ export interface SizeLimit {
 const SMALL_UPLOAD_BYTES = 64 << 10;
 
 /**
- * Streams content to a fresh file under `tmpDir`, hashing as it goes (the hash is fed the
- * timestamp first, and the timestamp, which the issuer makes unique, names the file), never
+ * Streams content to a fresh file under `tmpDir`, hashing as it goes (the asset hash is fed
+ * the timestamp first, the plain content SHA-256 only the content; and the timestamp, which the issuer makes unique, names the file), never
  * holding more than 64 KiB of it (plus the source's own buffer) in memory. The caller
  * fsyncs once the attributes are on the file too. On any failure, the source erroring or
  * the limit being passed included, the partial file is removed and the error rethrown; a
@@ -60,6 +62,8 @@ export async function stageStream(
 ): Promise<StagedFile> {
   const tmpPath = path.join(tmpDir, `${timestamp}-${PROCESS_TAG}.part`);
   const hash = createAssetHash(timestamp);
+  // Fed in the same pass: the content is never read a second time.
+  const contentHash = createHash('sha256');
   let head = Buffer.alloc(0);
   let size = 0;
   // Until the content outgrows SMALL_UPLOAD_BYTES it stays here and no file exists yet.
@@ -78,6 +82,7 @@ export async function stageStream(
         size += chunk.length;
         if (limit && size > limit.maxBytes) throw limit.error();
         hash.update(chunk);
+        contentHash.update(chunk);
         if (head.length < HEAD_BYTES) {
           head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         }
@@ -106,7 +111,14 @@ export async function stageStream(
   }
   if (handle) await handle.close();
   else await writeSmallFile(tmpPath, gathered);
-  return { tmpPath, timestamp, hash: hash.digest('hex'), size, head };
+  return {
+    tmpPath,
+    timestamp,
+    hash: hash.digest('hex'),
+    sha256: contentHash.digest('hex'),
+    size,
+    head,
+  };
 }
 
 /**

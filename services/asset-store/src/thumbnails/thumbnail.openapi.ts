@@ -31,6 +31,7 @@ export const thumbnailOpenApi: OpenApiFeature = {
               'image/svg+xml': { schema: { type: 'string' } },
             },
           },
+          '304': { description: 'Not modified (If-None-Match with the strong ETag)' },
           ...errorResponses({
             400: 'Malformed hash or box side',
             404: 'Unknown hash',

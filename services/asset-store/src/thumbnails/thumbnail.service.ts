@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -13,6 +14,14 @@ import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
 export interface Thumbnail {
   contentType: 'image/jpeg' | 'image/svg+xml';
   body: Buffer;
+  /** A strong entity tag of exactly these bytes, quoted. */
+  etag: string;
+}
+
+/** A strong tag from the bytes themselves: a render that changes (sharp) changes the tag. */
+function thumbnail(contentType: Thumbnail['contentType'], body: Buffer): Thumbnail {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  return { contentType, body, etag };
 }
 
 /** What the thumbnail service needs. */
@@ -46,17 +55,15 @@ export class ThumbnailService {
   /** The thumbnail of one asset fitting `box`; 404 unknown, 500 corrupted or missing. */
   async get(hash: string, box: Box): Promise<Thumbnail> {
     const { record, absolutePath: file, filename } = await this.deps.assets.locate(hash);
-    const placeholder = (): Thumbnail => ({
-      contentType: 'image/svg+xml',
-      body: placeholderSvg(extensionOf(filename), box),
-    });
+    const placeholder = () =>
+      thumbnail('image/svg+xml', placeholderSvg(extensionOf(filename), box));
     if (!record.mime_type.toLowerCase().startsWith('image/')) return placeholder();
 
     const cached = thumbnailPath(this.deps.layout, hash, box);
     // The cache is read inside the flight too: a request that missed it while another was
     // rendering would otherwise render a second time once that flight had ended.
     const jpeg = await this.#flights.do(cached, () => this.#cachedOrRendered(file, cached, box));
-    return jpeg ? { contentType: 'image/jpeg', body: jpeg } : placeholder();
+    return jpeg ? thumbnail('image/jpeg', jpeg) : placeholder();
   }
 
   async #cachedOrRendered(file: string, cached: string, box: Box): Promise<Buffer | undefined> {

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { hashFile } from '../storage/content-hash.js';
+import { digestFile, hashFile } from '../storage/content-hash.js';
 
 /** What a check of one stored file found. */
 export type FileState = 'ok' | 'mismatch' | 'missing';
@@ -22,6 +22,29 @@ export async function checkFile(
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
+    throw err;
+  }
+}
+
+/**
+ * `checkFile` that also gives the content's plain SHA-256 from the same read, for a row that
+ * has none yet (files stored before digests were kept); `sha256` only when the file is intact.
+ */
+export async function checkFileWithDigest(
+  file: string,
+  timestamp: number,
+  expectedHash: string,
+  signal?: AbortSignal,
+): Promise<{ state: FileState; sha256?: string }> {
+  signal?.throwIfAborted();
+  try {
+    const stat = await fs.stat(file);
+    if (!stat.isFile()) return { state: 'missing' };
+    const { hash, sha256 } = await digestFile(file, timestamp, signal);
+    return hash === expectedHash ? { state: 'ok', sha256 } : { state: 'mismatch' };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'missing' };
     throw err;
   }
 }

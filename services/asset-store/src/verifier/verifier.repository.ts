@@ -43,3 +43,18 @@ export async function setAssetCorrupted(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Records a content digest found by a scrub, unless one is known by now. */
+export async function fillContentSha256(
+  db: Kysely<Database>,
+  hash: string,
+  sha256: string,
+): Promise<AssetRow | undefined> {
+  return db
+    .updateTable('asset')
+    .set({ content_sha256: sha256 })
+    .where('hash', '=', hash)
+    .where('content_sha256', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { toAssetAttributes, toAssetRecord } from '../assets/asset.model.js';
+import { attributesFromRow } from '../assets/asset.model.js';
 import { findAssetByHash } from '../assets/asset.repository.js';
 import type { AssetRow } from '../assets/asset.table.js';
 import { Limiter } from '../concurrency/limiter.js';
@@ -14,8 +14,13 @@ import {
   toAbsolutePath,
   type StorageLayout,
 } from '../storage/layout.js';
-import { checkFile, type FileState } from './file-check.js';
-import { findAssetsAtOrUnder, listAssetsAfter, setAssetCorrupted } from './verifier.repository.js';
+import { checkFile, checkFileWithDigest, type FileState } from './file-check.js';
+import {
+  fillContentSha256,
+  findAssetsAtOrUnder,
+  listAssetsAfter,
+  setAssetCorrupted,
+} from './verifier.repository.js';
 
 /** The counts `POST /admin/verify` answers with. */
 export interface ScrubReport {
@@ -66,7 +71,17 @@ export class Verifier {
     const limiter = lane === 'scrub' ? this.#scrubLane : this.#changeLane;
     const { signal } = this.#stopping;
     const inspect = () => limiter.run(() => checkFile(file, row.timestamp, row.hash, signal));
-    const state = await inspect();
+    let state: FileState;
+    if (row.content_sha256 === null) {
+      // Stored before digests were kept: the read that checks the file also gives its digest.
+      const found = await limiter.run(() =>
+        checkFileWithDigest(file, row.timestamp, row.hash, signal),
+      );
+      state = found.state;
+      if (found.sha256 !== undefined) await this.#fillDigest(row.hash, file, found.sha256);
+    } else {
+      state = await inspect();
+    }
     const corrupt = state !== 'ok';
     if (corrupt === row.is_corrupted) return state;
     // A file caught mid-replace can look wrong once: act only on a finding seen twice.
@@ -91,6 +106,23 @@ export class Verifier {
     if (gone) await this.#flag(row.hash, file, 'missing');
   }
 
+  /**
+   * Index and attribute in one transaction: the update holds the row's lock while the
+   * attributes are written, so a PATCH (which takes the same lock) cannot interleave.
+   */
+  async #fillDigest(hash: string, file: string, sha256: string): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await fillContentSha256(trx, hash, sha256);
+      if (!row) return;
+      try {
+        await this.deps.attributes.write(file, attributesFromRow(row));
+      } catch (err) {
+        // The index has it; the attribute copy is written again by the next change or rebuild.
+        this.deps.logger.warn({ err, hash }, 'could not write the content digest to the file');
+      }
+    });
+  }
+
   async #flag(hash: string, file: string, state: FileState): Promise<void> {
     const corrupt = state !== 'ok';
     const row = await setAssetCorrupted(this.deps.db, hash, corrupt);
@@ -101,7 +133,7 @@ export class Verifier {
     );
     if (state === 'missing') return;
     try {
-      await this.deps.attributes.write(file, toAssetAttributes(toAssetRecord(row)));
+      await this.deps.attributes.write(file, attributesFromRow(row));
     } catch (err) {
       // The row carries the flag; the attribute copy is refreshed by the next check.
       this.deps.logger.warn({ err, hash }, 'could not write the corrupted flag to the file');

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { clientAddress, JsonText, writeJson, type NodeHandler } from '@svc/envelope';
+import { JsonText, writeJson, type NodeHandler } from '@svc/envelope';
 import { readStrictJsonBody } from '../http/body.js';
 import type { RateLimiter } from '../rate-limit/rate-limit.middleware.js';
 import { SEND_BODY_LIMIT_BYTES } from './message.schemas.js';
@@ -26,7 +26,7 @@ export function inboxJson(page: InboxPage): string {
  */
 export function sendHandler(messages: MessageService, limit: RateLimiter): NodeHandler {
   return async (req, res) => {
-    limit(clientAddress(req));
+    limit(req);
     const body = await readStrictJsonBody(req, SEND_BODY_LIMIT_BYTES);
     writeJson(res, 201, await messages.send(body));
   };

@@ -1,5 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handleRelayError, handlerLane, type ErrorTranslator, type Metrics } from '@svc/envelope';
+import {
+  handleRelayError,
+  handlerLane,
+  type ClientAddress,
+  type ErrorTranslator,
+  type Metrics,
+} from '@svc/envelope';
 import type { Logger } from 'pino';
 import type { MessageHandlers } from './message.routes.js';
 
@@ -12,6 +18,8 @@ export interface MessageLaneDeps {
   translate: ErrorTranslator;
   logger: Logger;
   metrics: Metrics;
+  /** For the log line; without it the line names no address. */
+  clientAddress?: ClientAddress;
 }
 
 const SEND_PATH = '/v1/messages';
@@ -36,6 +44,7 @@ export function sendLane(deps: MessageLaneDeps): Lane {
     translate: deps.translate,
     logger: deps.logger,
     metrics: deps.metrics,
+    clientAddress: deps.clientAddress,
   });
 }
 
@@ -56,5 +65,6 @@ export function inboxLane(deps: MessageLaneDeps): Lane {
     translate: deps.translate,
     logger: deps.logger,
     metrics: deps.metrics,
+    clientAddress: deps.clientAddress,
   });
 }

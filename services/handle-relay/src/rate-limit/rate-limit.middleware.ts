@@ -1,4 +1,5 @@
-import { clientAddress } from '@svc/envelope';
+import type { IncomingMessage } from 'node:http';
+import type { ClientAddress } from '@svc/envelope';
 import type { RequestHandler } from 'express';
 import { relayErrors } from '../errors.js';
 import { RATE_LIMIT_BURST, TokenBuckets } from './token-bucket.js';
@@ -8,11 +9,13 @@ export interface RateLimitOptions {
   /** Tokens per minute per client address; 0 turns limiting off. */
   perMinute: number;
   now: () => number;
+  /** The service's one reading of the client address (`trust_proxy`). */
+  clientAddress: ClientAddress;
   burst?: number;
 }
 
 /** One route's budget per client address: throws 429 `rate_limited` when it is spent. */
-export type RateLimiter = (address: string | undefined) => void;
+export type RateLimiter = (req: IncomingMessage) => void;
 
 /** Per-client-address token bucket of one route; a no-op when limiting is off. */
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
@@ -21,8 +24,8 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   // sends more requests at once than the rate allows is refused.
   const burst = options.burst ?? Math.max(1, Math.min(RATE_LIMIT_BURST, options.perMinute));
   const buckets = new TokenBuckets(options.perMinute, burst, options.now);
-  return (address) => {
-    const result = buckets.take(address ?? 'unknown');
+  return (req) => {
+    const result = buckets.take(options.clientAddress(req) ?? 'unknown');
     if (!result.allowed) throw relayErrors.tooManyRequests(result.retryAfterSeconds);
   };
 }
@@ -34,7 +37,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
  */
 export function rateLimit(limiter: RateLimiter): RequestHandler {
   return (req, _res, next) => {
-    limiter(clientAddress(req));
+    limiter(req);
     next();
   };
 }

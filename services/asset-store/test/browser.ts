@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+
+/** The system's Chromium (Debian's `chromium`), or `CHROMIUM_PATH`. */
+export function findChromium(): string | undefined {
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
+  return candidates.find((file) => file !== undefined && fs.existsSync(file));
+}
+
+/**
+ * `describe` when a Chromium is installed, else `describe.skip` with a line saying so. Under
+ * CI a missing browser is a failure, not a skip: the suite would pass without testing.
+ */
+export function describeInBrowser(): jest.Describe {
+  if (findChromium()) return describe;
+  if (process.env.CI) {
+    throw new Error("no Chromium found (install Debian's chromium, or set CHROMIUM_PATH)");
+  }
+  console.warn('browser tests skipped: no Chromium found (apt-get install chromium)');
+  return describe.skip;
+}

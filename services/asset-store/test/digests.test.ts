@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { removeAttribute } from 'fs-xattr';
+import request from 'supertest';
+import {
+  ingestData,
+  ingestFile,
+  rowCount,
+  storedFiles,
+  tmpFiles,
+  xattrsOf,
+} from './asset-helpers.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('digests', { admin_token: 'admin' });
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const BASE = '/api/v1/can/0';
+const sha256 = (content: string | Buffer) => createHash('sha256').update(content).digest();
+const reprDigest = (content: string | Buffer) => `sha-256=:${sha256(content).toString('base64')}:`;
+
+async function contentSha256Of(hash: string): Promise<string | null> {
+  const row = await t.index.db
+    .selectFrom('asset')
+    .select('content_sha256')
+    .where('hash', '=', hash)
+    .executeTakeFirstOrThrow();
+  return row.content_sha256;
+}
+
+describe('content digests', () => {
+  it('sends Repr-Digest (RFC 9530) of the whole content on 200, 206 and HEAD', async () => {
+    const { hash } = await ingestFile(t.app, '0123456789', 'a.txt');
+    const whole = await request(t.app).get(`${BASE}/asset/${hash}`).expect(200);
+    expect(whole.headers['repr-digest']).toBe(reprDigest('0123456789'));
+    const part = await request(t.app)
+      .get(`${BASE}/asset/${hash}`)
+      .set('Range', 'bytes=0-1')
+      .expect(206);
+    expect(part.headers['repr-digest']).toBe(reprDigest('0123456789'));
+    const head = await request(t.app).head(`${BASE}/asset/${hash}`).expect(200);
+    expect(head.headers['repr-digest']).toBe(reprDigest('0123456789'));
+  });
+
+  it('keeps the digest in the index and as attribute content_sha256, for data ingest too', async () => {
+    const { hash, filename } = await ingestData(t.app, { data: { a: 1 } });
+    const text = JSON.stringify({ a: 1 }, null, 2);
+    expect(await contentSha256Of(hash)).toBe(sha256(text).toString('hex'));
+    expect((await xattrsOf(t, filename)).content_sha256).toBe(sha256(text).toString('hex'));
+  });
+
+  it('takes a matching sha256 field, in either case', async () => {
+    const digest = sha256('checked').toString('hex').toUpperCase();
+    const { hash } = await ingestFile(t.app, 'checked', 'c.txt', { sha256: digest });
+    expect(await contentSha256Of(hash)).toBe(digest.toLowerCase());
+  });
+
+  it('refuses a file whose SHA-256 is not the sha256 field: 400, nothing kept', async () => {
+    const files = storedFiles(t);
+    const rows = await rowCount(t);
+    const res = await request(t.app)
+      .post(`${BASE}/ingest`)
+      .field('sha256', sha256('expected').toString('hex'))
+      .attach('file', Buffer.from('something else'), 'x.txt')
+      .expect(400);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'invalid sha256: the file content has a different SHA-256',
+    });
+    expect(storedFiles(t)).toEqual(files);
+    expect(tmpFiles(t)).toEqual([]);
+    expect(await rowCount(t)).toBe(rows);
+  });
+
+  it('refuses a malformed sha256 field with 400 naming it', async () => {
+    const res = await request(t.app)
+      .post(`${BASE}/ingest`)
+      .field('sha256', 'abc')
+      .attach('file', Buffer.from('x'), 'x.txt')
+      .expect(400);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'invalid sha256: expected 64 hexadecimal characters',
+    });
+    expect(tmpFiles(t)).toEqual([]);
+  });
+});
+
+describe('search by content', () => {
+  it('finds every asset with the content, combinable with the other filters', async () => {
+    const content = `same bytes ${Date.now()}`;
+    const first = await ingestFile(t.app, content, 'a.txt', { user: 'ann', tags: 'x' });
+    const second = await ingestFile(t.app, content, 'b.txt', { user: 'bob', tags: 'x' });
+    await ingestFile(t.app, `${content}!`, 'c.txt', { user: 'ann', tags: 'x' });
+    const digest = sha256(content).toString('hex');
+    const hashes = async (query: string) => {
+      const res = await request(t.app).get(`${BASE}/search?${query}`).expect(200);
+      return (res.body as { data: { items: { hash: string }[] } }).data.items.map((a) => a.hash);
+    };
+    expect(await hashes(`sha256=${digest}`)).toEqual([second.hash, first.hash]);
+    expect(await hashes(`sha256=${digest.toUpperCase()}&user=ann`)).toEqual([first.hash]);
+    expect(await hashes(`sha256=${digest}&tags=x&order=asc`)).toEqual([first.hash, second.hash]);
+    expect(await hashes(`sha256=${'0'.repeat(64)}`)).toEqual([]);
+  });
+
+  it('refuses a sha256 that is not 64 hexadecimal characters', async () => {
+    const res = await request(t.app).get(`${BASE}/search?sha256=abc`).expect(400);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'invalid sha256: expected 64 hexadecimal characters',
+    });
+  });
+});
+
+describe('rebuilding digests', () => {
+  const rebuild = (mode: string) =>
+    request(t.app)
+      .post(`${BASE}/admin/rebuild?mode=${mode}`)
+      .set('Authorization', 'Bearer admin')
+      .expect(200);
+
+  it('rebuilds it from the attribute; a scrub recomputes it for files stored before it was kept', async () => {
+    const kept = await ingestFile(t.app, 'has its digest', 'k.txt');
+    const older = await ingestFile(t.app, 'stored before digests', 'o.txt');
+    // What a file and row from before the migration look like.
+    await removeAttribute(path.join(t.storageRoot, older.filename), 'user.can.content_sha256');
+    await t.index.db
+      .updateTable('asset')
+      .set({ content_sha256: null })
+      .where('hash', '=', older.hash)
+      .execute();
+    await rebuild('hard');
+    expect(await contentSha256Of(kept.hash)).toBe(sha256('has its digest').toString('hex'));
+    // A rebuild reads attributes, not contents: the digest waits for the scrub's read.
+    expect(await contentSha256Of(older.hash)).toBeNull();
+    await request(t.app)
+      .post(`${BASE}/admin/verify`)
+      .set('Authorization', 'Bearer admin')
+      .expect(200);
+    const recomputed = sha256('stored before digests').toString('hex');
+    expect(await contentSha256Of(older.hash)).toBe(recomputed);
+    expect((await xattrsOf(t, older.filename)).content_sha256).toBe(recomputed);
+  });
+
+  it('recomputes it for a file without attributes, unless its content is damaged', async () => {
+    const bare = await ingestFile(t.app, 'bare file', 'b.txt');
+    const damaged = await ingestFile(t.app, 'damaged file', 'd.txt');
+    for (const { filename } of [bare, damaged]) {
+      const file = path.join(t.storageRoot, filename);
+      for (const key of Object.keys(await xattrsOf(t, filename))) {
+        await removeAttribute(file, `user.can.${key}`);
+      }
+    }
+    fs.writeFileSync(path.join(t.storageRoot, damaged.filename), 'changed behind our back');
+    await rebuild('soft');
+    expect(await contentSha256Of(bare.hash)).toBe(sha256('bare file').toString('hex'));
+    expect(await contentSha256Of(damaged.hash)).toBeNull();
+  });
+});
