@@ -8,3 +8,11 @@ export { PipelinedSession } from './pipelined-session.js';
 export { preparedAs } from './prepared.js';
 export { GroupCommit, takeFront } from './group-commit.js';
 export type { GroupCommitPolicy, TakeFrontLimits } from './group-commit.js';
+export {
+  isConnectionLost,
+  isDatabaseOutOfSpace,
+  isForeignKeyViolation,
+  isRefusedValue,
+  isUniqueViolation,
+  sqlStateOf,
+} from './pg-errors.js';
