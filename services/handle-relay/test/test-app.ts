@@ -78,3 +78,33 @@ export async function createTestApp(
     },
   };
 }
+
+/**
+ * Registers the hooks of a test file that shares one app: built before its tests, closed
+ * after them, and its clock set to `clockMs` (real time when absent) before each test. The
+ * returned object stands for that app once the file's tests run.
+ */
+export function useTestApp(
+  label: string,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+  options: TestAppOptions & { clockMs?: number } = {},
+): TestApp {
+  let current: TestApp | undefined;
+  const built = (): TestApp => {
+    if (current === undefined) throw new Error('the test app exists only inside the tests');
+    return current;
+  };
+  beforeAll(async () => {
+    current = await createTestApp(label, overrides, options);
+  }, SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  }, SETUP_TIMEOUT_MS);
+  beforeEach(() => {
+    built().clock.fixedMs = options.clockMs;
+  });
+  return new Proxy({} as TestApp, {
+    get: (_target, key) => Reflect.get(built(), key) as unknown,
+  });
+}
