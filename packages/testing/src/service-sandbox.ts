@@ -61,31 +61,50 @@ export function useServiceSandbox(
   return sandbox;
 }
 
-/** How a service started with a configuration it refuses ended. */
-export interface RefusedStart {
-  failed: boolean;
-  stderr: string;
-  stdout: string;
+/** A configuration a service refuses, and the problem its one stderr line names. */
+export interface BadConfiguration {
+  yaml: string;
+  env: NodeJS.ProcessEnv;
+  problem: string;
 }
 
 /**
- * Starts `entry` once per case, side by side (each start pays for loading the service, and
- * they share nothing), each with its YAML file in `dir` and its environment, and waits for
- * every one to end.
+ * The test that `service` (started from `entry`) refuses each configuration: each start
+ * ends with a non-zero exit and one stderr line naming the key, nothing on stdout. The
+ * starts run side by side (each pays for loading the service, and they share nothing),
+ * each with its YAML file in the sandbox's folder and its environment.
  */
-export function startEachUntilExit(
+export function itStopsOnBadConfiguration(
+  sandbox: ServiceSandbox,
+  service: string,
   entry: string,
-  dir: string,
-  cases: readonly { yaml: string; env: NodeJS.ProcessEnv }[],
-): Promise<RefusedStart[]> {
-  return Promise.all(
-    cases.map(async ({ yaml, env }, i) => {
-      const file = path.join(dir, `bad-${i}.yaml`);
-      fs.writeFileSync(file, yaml);
-      const run = spawnService(entry, [file], env);
-      const { code } = await run.exited;
-      return { failed: code !== 0 && code !== null, stderr: run.stderr(), stdout: run.stdout() };
-    }),
+  cases: readonly BadConfiguration[],
+  timeoutMs: number,
+): void {
+  it(
+    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
+    async () => {
+      const results = await Promise.all(
+        cases.map(async ({ yaml, env }, i) => {
+          const file = sandbox.configFile(yaml, `bad-${i}.yaml`);
+          const run = spawnService(entry, [file], env);
+          const { code } = await run.exited;
+          return {
+            failed: code !== 0 && code !== null,
+            stderr: run.stderr(),
+            stdout: run.stdout(),
+          };
+        }),
+      );
+      expect(results).toEqual(
+        cases.map(({ problem }) => ({
+          failed: true,
+          stderr: `${service}: invalid configuration: ${problem}\n`,
+          stdout: '',
+        })),
+      );
+    },
+    timeoutMs,
   );
 }
 

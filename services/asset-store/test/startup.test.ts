@@ -3,7 +3,7 @@ import path from 'node:path';
 import { freePort, spawnService, waitUntil } from '@svc/testing/service-process';
 import {
   sigtermWithRequestInFlight,
-  startEachUntilExit,
+  itStopsOnBadConfiguration,
   useServiceSandbox,
 } from '@svc/testing/service-sandbox';
 import pino from 'pino';
@@ -36,20 +36,7 @@ describe('asset-store start-up with a bad configuration', () => {
     },
   ];
 
-  it(
-    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
-    async () => {
-      const results = await startEachUntilExit(ENTRY, sandbox.dir, cases);
-      expect(results).toEqual(
-        cases.map(({ problem }) => ({
-          failed: true,
-          stderr: `asset-store: invalid configuration: ${problem}\n`,
-          stdout: '',
-        })),
-      );
-    },
-    START_TIMEOUT_MS,
-  );
+  itStopsOnBadConfiguration(sandbox, 'asset-store', ENTRY, cases, START_TIMEOUT_MS);
 });
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { freePort, spawnService } from '@svc/testing/service-process';
 import {
   sigtermWithRequestInFlight,
-  startEachUntilExit,
+  itStopsOnBadConfiguration,
   useServiceSandbox,
 } from '@svc/testing/service-sandbox';
 
@@ -29,20 +29,7 @@ describe('handle-relay start-up with a bad configuration', () => {
     },
   ];
 
-  it(
-    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
-    async () => {
-      const results = await startEachUntilExit(ENTRY, sandbox.dir, cases);
-      expect(results).toEqual(
-        cases.map(({ problem }) => ({
-          failed: true,
-          stderr: `handle-relay: invalid configuration: ${problem}\n`,
-          stdout: '',
-        })),
-      );
-    },
-    START_TIMEOUT_MS,
-  );
+  itStopsOnBadConfiguration(sandbox, 'handle-relay', ENTRY, cases, START_TIMEOUT_MS);
 });
 
 describe('handle-relay start-up with a good configuration', () => {
