@@ -9,7 +9,7 @@ const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_000;
 const NOW_S = NOW_MS / 1000;
 
-const t = useTestApp('proofs');
+const t = useTestApp('proofs', {}, { clockMs: undefined });
 
 /** Registers at real time, then freezes the server clock for the signed request. */
 async function owner(): Promise<RegisteredHandle> {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase } from '@svc/testing';
+import { createTestDatabase, useFileFixture } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
@@ -81,30 +81,18 @@ export async function createTestApp(
 
 /**
  * Registers the hooks of a test file that shares one app: built before its tests, closed
- * after them, and its clock set to `clockMs` (real time when absent) before each test. The
- * returned object stands for that app once the file's tests run.
+ * after them. Given `clockMs` (undefined: real time), its clock is set to it before each test.
  */
 export function useTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
   options: TestAppOptions & { clockMs?: number } = {},
 ): TestApp {
-  let current: TestApp | undefined;
-  const built = (): TestApp => {
-    if (current === undefined) throw new Error('the test app exists only inside the tests');
-    return current;
-  };
-  beforeAll(async () => {
-    current = await createTestApp(label, overrides, options);
-  }, SETUP_TIMEOUT_MS);
-  afterAll(async () => {
-    await current?.close();
-    current = undefined;
-  }, SETUP_TIMEOUT_MS);
-  beforeEach(() => {
-    built().clock.fixedMs = options.clockMs;
-  });
-  return new Proxy({} as TestApp, {
-    get: (_target, key) => Reflect.get(built(), key) as unknown,
-  });
+  const t = useFileFixture(() => createTestApp(label, overrides, options), SETUP_TIMEOUT_MS);
+  if ('clockMs' in options) {
+    beforeEach(() => {
+      t.clock.fixedMs = options.clockMs;
+    });
+  }
+  return t;
 }
