@@ -1,9 +1,9 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
 import { generateKeyPair, RelayClient, sealText } from '../src/client/index.js';
+import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
@@ -14,23 +14,8 @@ let url: string;
 const alice = { handle: uniqueHandle('alice'), keyFile: '' };
 const bob = { handle: uniqueHandle('bob'), keyFile: '' };
 
-async function cli(
-  who: { keyFile: string },
-  args: string[],
-  extra: { signal?: AbortSignal; onOut?: (text: string) => void } = {},
-) {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--url', url, '--key', who.keyFile], {
-    stdout: (text) => {
-      out += text;
-      extra.onOut?.(text);
-    },
-    stderr: (text) => (err += text),
-    env: {},
-    signal: extra.signal,
-  });
-  return { code, out, err };
+function cli(who: { keyFile: string }, args: string[], extra: CliRunOptions = {}) {
+  return runCliCollecting([...args, '--url', url, '--key', who.keyFile], extra);
 }
 
 beforeAll(async () => {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import http, { type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
 import { authLines, RelayClient, signedAuthValue, unixNow } from '../src/client/index.js';
+import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
 import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
@@ -37,22 +37,8 @@ async function cli(...args: string[]) {
   return cliWith({}, ...args);
 }
 
-async function cliWith(
-  extra: { signal?: AbortSignal; onOut?: (text: string) => void },
-  ...args: string[]
-) {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--url', url, '--key', keyFile], {
-    stdout: (text) => {
-      out += text;
-      extra.onOut?.(text);
-    },
-    stderr: (text) => (err += text),
-    env: {},
-    signal: extra.signal,
-  });
-  return { code, out, err };
+function cliWith(extra: CliRunOptions, ...args: string[]) {
+  return runCliCollecting([...args, '--url', url, '--key', keyFile], extra);
 }
 
 /**
