@@ -1,34 +1,37 @@
 import fs from 'node:fs';
-import http, { type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { readKeyFile } from '../src/client/key-file.js';
 import { authLines, RelayClient, signedAuthValue, unixNow } from '../src/client/index.js';
 import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import {
+  createTestApp,
+  listenOnLoopback,
+  SETUP_TIMEOUT_MS,
+  type ListeningApp,
+  type TestApp,
+} from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
 let keyFile: string;
 let handle: string;
 
 beforeAll(async () => {
   t = await createTestApp('cli_relay');
-  server = await new Promise<Server>((resolve) => {
-    const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url;
   keyFile = path.join(t.dataDir, 'me.key.json');
   handle = uniqueHandle('cli');
   expect(await cli('keygen')).toMatchObject({ code: 0 });
   expect(await cli('register', handle)).toMatchObject({ code: 0 });
 }, SETUP_TIMEOUT_MS);
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await t.close();
 }, SETUP_TIMEOUT_MS);
 
@@ -116,7 +119,7 @@ describe('CLI send, inbox and listen', () => {
     const client = new RelayClient({ baseUrl: url });
     // Drop only the stream's connection, as a network failure would.
     const streamSockets: Socket[] = [];
-    server.on('request', (req: IncomingMessage) => {
+    listening.server.on('request', (req: IncomingMessage) => {
       if (req.url?.includes('/stream')) streamSockets.push(req.socket);
     });
     const { lines, stopAfter } = await listen();
@@ -139,7 +142,7 @@ describe('CLI send, inbox and listen', () => {
     const client = new RelayClient({ baseUrl: url });
     const streamSockets: Socket[] = [];
     const starts: (string | undefined)[] = [];
-    server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
+    listening.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (!req.url?.includes('/stream')) return;
       streamSockets.push(req.socket);
       res.once('close', () => starts.push(res.getHeader('X-Stream-After')?.toString()));

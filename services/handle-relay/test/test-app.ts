@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
@@ -95,4 +97,27 @@ export function useTestApp(
     });
   }
   return t;
+}
+
+/** The app served over HTTP on a loopback port, for clients that need a real URL. */
+export interface ListeningApp {
+  server: Server;
+  url: string;
+  /** Ends open connections (streams too) and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves `app` on a free port of 127.0.0.1. */
+export async function listenOnLoopback(app: App): Promise<ListeningApp> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
