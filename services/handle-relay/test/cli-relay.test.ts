@@ -6,13 +6,8 @@ import { readKeyFile } from '../src/client/key-file.js';
 import { authLines, RelayClient, signedAuthValue, unixNow } from '../src/client/index.js';
 import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
-import {
-  createTestApp,
-  listenOnLoopback,
-  SETUP_TIMEOUT_MS,
-  type ListeningApp,
-  type TestApp,
-} from './test-app.js';
+import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
+import type { ListeningApp, TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 let t: TestApp;

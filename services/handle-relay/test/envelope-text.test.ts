@@ -4,13 +4,8 @@ import request from 'supertest';
 import { authLines, signedAuthValue } from '../src/client/index.js';
 import { registerHandle, type RegisteredHandle } from './handle-factories.js';
 import { openSse, type SseClient } from './sse-client.js';
-import {
-  createTestApp,
-  listenOnLoopback,
-  SETUP_TIMEOUT_MS,
-  type ListeningApp,
-  type TestApp,
-} from './test-app.js';
+import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
+import type { ListeningApp, TestApp } from './test-app.js';
 
 // The relay is opaque to envelopes: what a sender wrote comes back out of the inbox and the
 // stream as written, but for whitespace outside strings. A parse and stringify would not do:
