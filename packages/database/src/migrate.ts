@@ -1,4 +1,5 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './open-database.js';
 
 /**
  * Applies every pending migration, in name order, with the bookkeeping tables inside the
@@ -22,4 +23,23 @@ export async function migrateToLatest<DB>(
       cause: error,
     });
   }
+}
+
+/**
+ * Opens a service's database and brings its schema to the latest migration; a failed
+ * migration closes it again (an embedded database would keep its folder locked).
+ */
+export async function openMigrated<DB>(
+  target: DatabaseTarget,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<DatabaseHandle<DB>> {
+  const handle = await openDatabase<DB>(target, schema);
+  try {
+    await migrateToLatest(handle.db, schema, migrations);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
 }

@@ -1,2 +1,3 @@
 export { createTestDatabase, testDatabaseMode } from './test-database.js';
 export type { TestDatabase, TestDatabaseTarget } from './test-database.js';
+export { useFileFixture } from './file-fixture.js';

@@ -3,7 +3,7 @@ import { assetStoreError, createLogger, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
-import { openIndex, targetFor } from './db/database.js';
+import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
@@ -46,9 +46,7 @@ async function main(): Promise<void> {
     config,
     storage,
     clock: Date.now,
-    db: index.db,
-    ping: index.ping,
-    indexSession: index.pipelined,
+    ...indexPorts(index),
     logger,
     version: readVersion(),
   });

@@ -9,19 +9,13 @@ import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { configSchema } from '../src/config.js';
 import { storeEditedAndTrashed } from './asset-helpers.js';
 import { storeAsset, type StoredAsset } from './factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const TOKEN = 'correct horse battery staple';
 const BASE = '/api/v1/can/0';
 const logger = createLogger('admin-test', 'silent');
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
-}, 60_000);
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
   for (const entry of fs.readdirSync(t.storageRoot)) {

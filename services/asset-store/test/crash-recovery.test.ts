@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {
   waitUntil,
   freePort,
   loadThenKill,
   spawnService,
-  type ServiceProcess,
-  stopIfRunning,
   unfinishedRequest,
 } from '@svc/testing/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+import { useServiceSandbox } from '@svc/testing/service-sandbox';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
 // Two starts of the whole service through tsx, and a few hundred ingests between them.
@@ -25,19 +22,7 @@ interface Acknowledged {
   content: Buffer;
 }
 
-let dir: string;
-let db: TestDatabase | undefined;
-let running: ServiceProcess | undefined;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-crash-'));
-});
-afterEach(async () => {
-  await stopIfRunning(running);
-  running = undefined;
-  await db?.drop();
-  db = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = useServiceSandbox('asset-store-crash-');
 
 async function ingest(base: string, i: number): Promise<Acknowledged> {
   const content = randomBytes(512 + (i % 64) * 128);
@@ -56,26 +41,21 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
     async () => {
       // A server database outlives the killed process; the embedded one (the default) is
       // killed with it and must recover on its own.
-      let databaseLine = '';
-      if (testDatabaseMode() === 'postgres') {
-        db = await createTestDatabase('asset_crash');
-        if (db.target.kind === 'postgres') databaseLine = `database_url: ${db.target.url}\n`;
-      }
+      const url = await sandbox.serverDatabaseUrl('asset_crash');
+      const databaseLine = url === undefined ? '' : `database_url: ${url}\n`;
       const port = await freePort();
-      const config = path.join(dir, 'config.yaml');
-      fs.writeFileSync(
-        config,
+      const config = sandbox.configFile(
         `storage_root: ./assets\nlisten: 127.0.0.1:${port}\n${databaseLine}` + 'log_level: warn\n',
       );
       const base = `http://127.0.0.1:${port}`;
       const waitUntilUp = () =>
         waitUntil(async () => (await fetch(`${base}/healthz`)).status === 200);
-      running = spawnService(ENTRY, [config]);
+      sandbox.running = spawnService(ENTRY, [config]);
       await waitUntilUp();
 
       // An upload still arriving when the kill lands, whatever the timing of the load: past
       // the 64 KiB gathered in memory, so its staged file exists by then.
-      const root = path.join(dir, 'assets');
+      const root = path.join(sandbox.dir, 'assets');
       const boundary = 'unfinished';
       const unfinished = await unfinishedRequest(
         port,
@@ -87,7 +67,7 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
       );
       await waitUntil(() => Promise.resolve(fs.readdirSync(path.join(root, '.tmp')).length > 0));
 
-      const victim = running;
+      const victim = sandbox.running;
       const { acknowledged } = await loadThenKill(victim, {
         workers: WORKERS,
         killAfter: ACKNOWLEDGED_BEFORE_KILL,
@@ -96,7 +76,7 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
       expect(victim.child.signalCode).toBe('SIGKILL');
       expect(await unfinished.cutOff).toBe(true);
 
-      running = spawnService(ENTRY, [config]);
+      sandbox.running = spawnService(ENTRY, [config]);
       await waitUntilUp();
       expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
       for (const asset of acknowledged) {

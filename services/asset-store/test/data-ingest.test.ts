@@ -9,15 +9,9 @@ import {
   tmpFiles,
   xattrsOf,
 } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, useTestApp, type TestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('data_ingest', { max_json_bytes: 4096 });
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('data_ingest', { max_json_bytes: 4096 });
 
 const DATA = '/api/v1/can/0/ingest/data';
 

@@ -4,15 +4,9 @@ import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { AssetService } from '../src/assets/asset.service.js';
 import { ingestFile, UNKNOWN_HASH } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('download');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('download');
 
 const asset = (hash: string) => `/api/v1/can/0/asset/${hash}`;
 const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => void) => {

@@ -1,14 +1,8 @@
 import { sql } from 'kysely';
 import request from 'supertest';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('health');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('health');
 
 describe('health and the shared HTTP edge', () => {
   it('answers GET /healthz with status ok and the version', async () => {

@@ -7,15 +7,9 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import type { AttributeStore } from '../src/storage/attributes.js';
 import { rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('ingest_failures');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('ingest_failures');
 
 const nothingLeft = async () => {
   expect(storedFiles(t)).toEqual([]);

@@ -10,7 +10,7 @@ import {
   tmpFiles,
   xattrsOf,
 } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 // Plain `POST /api/v1/can/0/ingest` is answered ahead of Express (src/assets/ingest-lane.ts);
 // a query string or a trailing slash sends the same request through the Express route.
@@ -19,13 +19,7 @@ const LANE = '/api/v1/can/0/ingest';
 const EXPRESS_SPELLINGS = ['/api/v1/can/0/ingest?via=express', '/api/v1/can/0/ingest/'];
 const MAX_UPLOAD = 1024;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('ingest_lane', { max_upload_bytes: MAX_UPLOAD });
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('ingest_lane', { max_upload_bytes: MAX_UPLOAD });
 
 /** What an ingest can leave behind: rows, asset files and `.tmp/` leftovers. */
 async function state(): Promise<[number, string[], string[]]> {

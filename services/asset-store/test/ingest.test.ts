@@ -12,15 +12,9 @@ import {
   tmpFiles,
   xattrsOf,
 } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('ingest');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('ingest');
 
 const INGEST = '/api/v1/can/0/ingest';
 

@@ -2,15 +2,9 @@ import request from 'supertest';
 import type { AssetRow } from '../src/assets/asset.table.js';
 import { ingestData } from './asset-helpers.js';
 import { insertAssetRow } from './factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('list_search');
-}, 60_000);
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('list_search');
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
 });

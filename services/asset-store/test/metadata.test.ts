@@ -2,15 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { ingestFile, UNKNOWN_HASH, xattrsOf } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('metadata');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('metadata');
 
 const asset = (hash: string) => `/api/v1/can/0/asset/${hash}`;
 

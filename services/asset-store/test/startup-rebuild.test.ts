@@ -1,13 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import {
-  freePort,
-  spawnService,
-  type ServiceProcess,
-  stopIfRunning,
-} from '@svc/testing/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+import { freePort, spawnService } from '@svc/testing/service-process';
+import { useServiceSandbox } from '@svc/testing/service-sandbox';
+import { testDatabaseMode } from '@svc/testing';
 import request from 'supertest';
 import { storeEditedAndTrashed } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
@@ -19,20 +13,13 @@ const BASE = '/api/v1/can/0';
 const ALL = 'include_trashed=true&include_corrupted=true';
 
 let t: TestApp;
-let configDir: string;
-let db: TestDatabase | undefined;
-let running: ServiceProcess | undefined;
+// Registered first, so the service stops before the test app closes under it.
+const sandbox = useServiceSandbox('asset-store-rebuild-config-', 'SIGTERM');
 beforeEach(async () => {
   t = await createTestApp('startup_rebuild');
-  configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-rebuild-config-'));
 }, 60_000);
 afterEach(async () => {
-  await stopIfRunning(running, 'SIGTERM');
-  running = undefined;
-  await db?.drop();
-  db = undefined;
   await t.close();
-  fs.rmSync(configDir, { recursive: true, force: true });
 });
 
 /**
@@ -41,21 +28,16 @@ afterEach(async () => {
  */
 async function startService(index: 'fresh' | 'existing'): Promise<number> {
   const port = await freePort();
-  let databaseLine = '';
-  if (testDatabaseMode() === 'postgres') {
-    const target =
-      index === 'fresh' ? (db = await createTestDatabase('asset_rebuilt')).target : t.index.target;
-    if (target.kind === 'postgres') databaseLine = `database_url: ${target.url}\n`;
-  } else if (index === 'existing') {
-    throw new Error('an embedded index cannot be shared with a second process');
-  }
-  const file = path.join(configDir, 'config.yaml');
-  fs.writeFileSync(
-    file,
+  let url: string | undefined;
+  if (index === 'fresh') url = await sandbox.serverDatabaseUrl('asset_rebuilt');
+  else if (t.index.target.kind === 'postgres') url = t.index.target.url;
+  else throw new Error('an embedded index cannot be shared with a second process');
+  const databaseLine = url === undefined ? '' : `database_url: ${url}\n`;
+  const file = sandbox.configFile(
     `storage_root: ${t.storageRoot}\nlisten: 127.0.0.1:${port}\nlog_level: info\n${databaseLine}`,
   );
-  running = spawnService(ENTRY, [file]);
-  await running.waitForLog('listening');
+  sandbox.running = spawnService(ENTRY, [file]);
+  await sandbox.running.waitForLog('listening');
   return port;
 }
 
@@ -73,7 +55,9 @@ describe('start-up over a storage root that holds assets', () => {
       const port = await startService('fresh');
       // The first request after "listening" already sees every asset, field for field.
       expect(await listAll(`http://127.0.0.1:${port}`)).toEqual(before);
-      const log = await running!.waitForLog('index was empty; rebuilt it from the storage root');
+      const log = await sandbox.running!.waitForLog(
+        'index was empty; rebuilt it from the storage root',
+      );
       expect(log).toMatchObject({ mode: 'soft', scanned: 2, indexed: 2, errors: 0 });
     },
     START_TIMEOUT_MS,
@@ -89,7 +73,7 @@ describe('start-up over a storage root that holds assets', () => {
       const before = await listAll(t.app);
       const port = await startService('existing');
       expect(await listAll(`http://127.0.0.1:${port}`)).toEqual(before);
-      expect(running!.stdout()).not.toContain('rebuilt it from the storage root');
+      expect(sandbox.running!.stdout()).not.toContain('rebuilt it from the storage root');
     },
     START_TIMEOUT_MS,
   );

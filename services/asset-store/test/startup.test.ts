@@ -1,16 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { freePort, spawnService, waitUntil } from '@svc/testing/service-process';
 import {
-  freePort,
-  rawConnection,
-  spawnService,
-  tryConnect,
-  type ServiceProcess,
-  stopIfRunning,
-  waitUntil,
-} from '@svc/testing/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+  sigtermWithRequestInFlight,
+  itStopsOnBadConfiguration,
+  useServiceSandbox,
+} from '@svc/testing/service-sandbox';
 import pino from 'pino';
 import { openAssetStorage } from '../src/storage/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';
@@ -24,23 +19,7 @@ const TOKEN = 'shutdown-scrub-token';
 const FILE_BYTES = 16 * 2 ** 30;
 const FILES = 4;
 
-let dir: string;
-let running: ServiceProcess | undefined;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-startup-'));
-});
-afterEach(async () => {
-  await stopIfRunning(running);
-  running = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** Writes a config file in the temp folder and returns its path. */
-function configFile(yaml: string): string {
-  const file = path.join(dir, 'config.yaml');
-  fs.writeFileSync(file, yaml);
-  return file;
-}
+const sandbox = useServiceSandbox('asset-store-startup-');
 
 describe('asset-store start-up with a bad configuration', () => {
   const cases = [
@@ -57,33 +36,7 @@ describe('asset-store start-up with a bad configuration', () => {
     },
   ];
 
-  it(
-    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
-    async () => {
-      // Side by side: each start pays for loading the service, and they share nothing.
-      const results = await Promise.all(
-        cases.map(async ({ yaml, env }, i) => {
-          const file = path.join(dir, `bad-${i}.yaml`);
-          fs.writeFileSync(file, yaml);
-          const run = spawnService(ENTRY, [file], env);
-          const { code } = await run.exited;
-          return {
-            failed: code !== 0 && code !== null,
-            stderr: run.stderr(),
-            stdout: run.stdout(),
-          };
-        }),
-      );
-      expect(results).toEqual(
-        cases.map(({ problem }) => ({
-          failed: true,
-          stderr: `asset-store: invalid configuration: ${problem}\n`,
-          stdout: '',
-        })),
-      );
-    },
-    START_TIMEOUT_MS,
-  );
+  itStopsOnBadConfiguration(sandbox, 'asset-store', ENTRY, cases, START_TIMEOUT_MS);
 });
 
 /**
@@ -129,17 +82,10 @@ function openedBy(pid: number, files: string[]): string[] {
 }
 
 describe('asset-store start-up with a good configuration', () => {
-  let db: TestDatabase | undefined;
-  afterEach(async () => {
-    await db?.drop();
-    db = undefined;
-  });
-
   /** The config line of a fresh database on the test server; none for the embedded one. */
   async function databaseLine(label: string): Promise<string> {
-    if (testDatabaseMode() !== 'postgres') return '';
-    db = await createTestDatabase(label);
-    return db.target.kind === 'postgres' ? `database_url: ${db.target.url}\n` : '';
+    const url = await sandbox.serverDatabaseUrl(label);
+    return url === undefined ? '' : `database_url: ${url}\n`;
   }
 
   it(
@@ -147,12 +93,12 @@ describe('asset-store start-up with a good configuration', () => {
     async () => {
       const port = await freePort();
       // Relative storage_root: resolved against the config file's folder.
-      const file = configFile(
+      const file = sandbox.configFile(
         `storage_root: ./assets\nlisten: 127.0.0.1:${port}\n${await databaseLine('asset_startup')}`,
       );
-      running = spawnService(ENTRY, [file]);
-      await running.waitForLog('listening');
-      expect(fs.existsSync(path.join(dir, 'assets'))).toBe(true);
+      sandbox.running = spawnService(ENTRY, [file]);
+      await sandbox.running.waitForLog('listening');
+      expect(fs.existsSync(path.join(sandbox.dir, 'assets'))).toBe(true);
 
       const res = await fetch(`http://127.0.0.1:${port}/healthz`);
       expect(res.status).toBe(200);
@@ -161,30 +107,17 @@ describe('asset-store start-up with a good configuration', () => {
         data: { status: 'ok', version: expect.any(String) as string },
       });
 
-      // A slow client: one whole request and the first half of the next in one write. Once
-      // the first answer is back, the server has read the half request, so it is in flight.
-      const conn = await rawConnection(port);
-      await conn.write(
-        'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\nGET /healthz HTTP/1.1\r\nHost: local',
-      );
-      const [first] = await conn.readResponses(1);
-      expect(first).toMatch(/^HTTP\/1\.1 200 /);
+      const drain = await sigtermWithRequestInFlight(sandbox.running, port, '/healthz');
+      expect(drain.first).toMatch(/^HTTP\/1\.1 200 /);
+      expect(drain.newConnection).toBe('ECONNREFUSED');
+      expect(drain.exitCodeWhileDraining).toBeNull();
+      expect(drain.second).toMatch(/^HTTP\/1\.1 200 /);
+      expect(drain.second).toMatch(/\r\nConnection: close\r\n/i);
+      expect(drain.second).toContain('"status":"ok"');
 
-      running.child.kill('SIGTERM');
-      await running.waitForLog('shutting down');
-      expect(await tryConnect(port)).toBe('ECONNREFUSED');
-      expect(running.child.exitCode).toBeNull();
-
-      await conn.write('host\r\n\r\n');
-      const [second] = await conn.readResponses(1);
-      expect(second).toMatch(/^HTTP\/1\.1 200 /);
-      expect(second).toMatch(/\r\nConnection: close\r\n/i);
-      expect(second).toContain('"status":"ok"');
-      await conn.closed;
-
-      expect(await running.exited).toEqual({ code: 0, signal: null });
-      await running.waitForLog('stopped');
-      expect(running.stderr()).toBe('');
+      expect(await sandbox.running.exited).toEqual({ code: 0, signal: null });
+      await sandbox.running.waitForLog('stopped');
+      expect(sandbox.running.stderr()).toBe('');
     },
     START_TIMEOUT_MS,
   );
@@ -192,17 +125,17 @@ describe('asset-store start-up with a good configuration', () => {
   it(
     'on SIGTERM, answers an admin scrub with the files checked so far and exits 0 at once',
     async () => {
-      const root = path.join(dir, 'assets');
+      const root = path.join(sandbox.dir, 'assets');
       const port = await freePort();
       const base = `http://127.0.0.1:${port}/api/v1/can/0/admin`;
       const auth = { authorization: `Bearer ${TOKEN}` };
-      const config = configFile(
+      const config = sandbox.configFile(
         `storage_root: ${root}\nlisten: 127.0.0.1:${port}\nadmin_token: ${TOKEN}\n` +
           `verify_interval_hours: 0\n${await databaseLine('asset_shutdown')}`,
       );
-      running = spawnService(ENTRY, [config]);
+      sandbox.running = spawnService(ENTRY, [config]);
       // The start-up scrub (of nothing) is over, so only the admin scrub opens files below.
-      expect(await running.waitForLog('scrub finished')).toMatchObject({ checked: 0 });
+      expect(await sandbox.running.waitForLog('scrub finished')).toMatchObject({ checked: 0 });
       const files = await placeLargeAssets(root);
       const rebuilt = await fetch(`${base}/rebuild`, { method: 'POST', headers: auth });
       expect(await rebuilt.json()).toEqual({
@@ -213,10 +146,10 @@ describe('asset-store start-up with a good configuration', () => {
       const scrub = fetch(`${base}/verify`, { method: 'POST', headers: auth });
       // Two files open at once: the watch's check of a new file takes one at most, so the
       // admin scrub is hashing.
-      const pid = running.child.pid!;
+      const pid = sandbox.running.child.pid!;
       await waitUntil(() => Promise.resolve(openedBy(pid, files).length >= 2), 30_000);
       const signalled = Date.now();
-      running.child.kill('SIGTERM');
+      sandbox.running.child.kill('SIGTERM');
 
       const res = await scrub;
       expect(res.status).toBe(200);
@@ -224,12 +157,12 @@ describe('asset-store start-up with a good configuration', () => {
         status: 'success',
         data: { checked: 0, corrupted: 0, missing: 0, duration_ms: expect.any(Number) as number },
       });
-      expect(await running.exited).toEqual({ code: 0, signal: null });
+      expect(await sandbox.running.exited).toEqual({ code: 0, signal: null });
       // Hashing one of the open files alone takes several seconds; the drain's own bound
       // is 10 s.
       expect(Date.now() - signalled).toBeLessThan(5_000);
-      await running.waitForLog('stopped');
-      expect(running.stderr()).toBe('');
+      await sandbox.running.waitForLog('stopped');
+      expect(sandbox.running.stderr()).toBe('');
     },
     START_TIMEOUT_MS,
   );

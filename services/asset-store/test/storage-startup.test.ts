@@ -5,15 +5,9 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { openAssetStorage } from '../src/storage/asset-storage.js';
 import { ingestFile } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('storage_startup');
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('storage_startup');
 
 describe('start-up', () => {
   it('removes leftovers in .tmp and creates the dot-folders', async () => {

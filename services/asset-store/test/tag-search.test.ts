@@ -3,15 +3,9 @@ import request from 'supertest';
 import { upsertAsset } from '../src/admin/rebuild.repository.js';
 import type { AssetRow } from '../src/assets/asset.table.js';
 import { insertAssetRow } from './factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('tag_search');
-}, 60_000);
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('tag_search');
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
 });

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase } from '@svc/testing';
+import { createTestDatabase, useFileFixture } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
-import { openIndex, type Database } from '../src/db/database.js';
+import { indexPorts, openIndex, type Database } from '../src/db/database.js';
 import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
 
 /** One test file's world: its own database, storage folder and app. */
@@ -40,9 +40,7 @@ export async function createTestApp(
     config,
     storage,
     clock: Date.now,
-    db: index.db,
-    ping: index.ping,
-    indexSession: index.pipelined,
+    ...indexPorts(index),
     logger,
     version: '0.1.0',
   });
@@ -58,4 +56,12 @@ export async function createTestApp(
       if (!given) fs.rmSync(storageRoot, { recursive: true, force: true });
     },
   };
+}
+
+/** Registers the hooks of a test file that shares one app: built before its tests, closed after. */
+export function useTestApp(
+  label: string,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+): TestApp {
+  return useFileFixture(() => createTestApp(label, overrides));
 }

@@ -3,15 +3,9 @@ import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { ingestFile, listen, rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, useTestApp, type TestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('upload_limits', { max_upload_bytes: 1000 });
-});
-afterAll(async () => {
-  await t.close();
-});
+const t = useTestApp('upload_limits', { max_upload_bytes: 1000 });
 
 async function eventually(check: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
   const until = Date.now() + ms;

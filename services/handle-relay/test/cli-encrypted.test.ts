@@ -1,44 +1,26 @@
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
 import { generateKeyPair, RelayClient, sealText } from '../src/client/index.js';
+import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
+import type { ListeningApp, TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
 const alice = { handle: uniqueHandle('alice'), keyFile: '' };
 const bob = { handle: uniqueHandle('bob'), keyFile: '' };
 
-async function cli(
-  who: { keyFile: string },
-  args: string[],
-  extra: { signal?: AbortSignal; onOut?: (text: string) => void } = {},
-) {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--url', url, '--key', who.keyFile], {
-    stdout: (text) => {
-      out += text;
-      extra.onOut?.(text);
-    },
-    stderr: (text) => (err += text),
-    env: {},
-    signal: extra.signal,
-  });
-  return { code, out, err };
+function cli(who: { keyFile: string }, args: string[], extra: CliRunOptions = {}) {
+  return runCliCollecting([...args, '--url', url, '--key', who.keyFile], extra);
 }
 
 beforeAll(async () => {
   t = await createTestApp('cli_encrypted');
-  server = await new Promise<Server>((resolve) => {
-    const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url;
   for (const who of [alice, bob]) {
     who.keyFile = path.join(t.dataDir, `${who.handle}.key.json`);
     expect(await cli(who, ['keygen'])).toMatchObject({ code: 0 });
@@ -46,8 +28,7 @@ beforeAll(async () => {
   }
 }, SETUP_TIMEOUT_MS);
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await t.close();
 }, SETUP_TIMEOUT_MS);
 

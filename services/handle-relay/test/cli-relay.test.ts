@@ -1,34 +1,32 @@
 import fs from 'node:fs';
-import http, { type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
-import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
 import { authLines, RelayClient, signedAuthValue, unixNow } from '../src/client/index.js';
+import { runCliCollecting, type CliRunOptions } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
+import type { ListeningApp, TestApp } from './test-app.js';
 import { waitFor } from './wait-for.js';
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let url: string;
 let keyFile: string;
 let handle: string;
 
 beforeAll(async () => {
   t = await createTestApp('cli_relay');
-  server = await new Promise<Server>((resolve) => {
-    const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOnLoopback(t.app);
+  url = listening.url;
   keyFile = path.join(t.dataDir, 'me.key.json');
   handle = uniqueHandle('cli');
   expect(await cli('keygen')).toMatchObject({ code: 0 });
   expect(await cli('register', handle)).toMatchObject({ code: 0 });
 }, SETUP_TIMEOUT_MS);
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await t.close();
 }, SETUP_TIMEOUT_MS);
 
@@ -37,22 +35,8 @@ async function cli(...args: string[]) {
   return cliWith({}, ...args);
 }
 
-async function cliWith(
-  extra: { signal?: AbortSignal; onOut?: (text: string) => void },
-  ...args: string[]
-) {
-  let out = '';
-  let err = '';
-  const code = await runCli([...args, '--url', url, '--key', keyFile], {
-    stdout: (text) => {
-      out += text;
-      extra.onOut?.(text);
-    },
-    stderr: (text) => (err += text),
-    env: {},
-    signal: extra.signal,
-  });
-  return { code, out, err };
+function cliWith(extra: CliRunOptions, ...args: string[]) {
+  return runCliCollecting([...args, '--url', url, '--key', keyFile], extra);
 }
 
 /**
@@ -130,7 +114,7 @@ describe('CLI send, inbox and listen', () => {
     const client = new RelayClient({ baseUrl: url });
     // Drop only the stream's connection, as a network failure would.
     const streamSockets: Socket[] = [];
-    server.on('request', (req: IncomingMessage) => {
+    listening.server.on('request', (req: IncomingMessage) => {
       if (req.url?.includes('/stream')) streamSockets.push(req.socket);
     });
     const { lines, stopAfter } = await listen();
@@ -153,7 +137,7 @@ describe('CLI send, inbox and listen', () => {
     const client = new RelayClient({ baseUrl: url });
     const streamSockets: Socket[] = [];
     const starts: (string | undefined)[] = [];
-    server.on('request', (req: IncomingMessage, res: http.ServerResponse) => {
+    listening.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (!req.url?.includes('/stream')) return;
       streamSockets.push(req.socket);
       res.once('close', () => starts.push(res.getHeader('X-Stream-After')?.toString()));

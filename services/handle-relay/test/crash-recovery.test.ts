@@ -1,17 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import {
   freePort,
   loadThenKill,
   spawnService,
-  type ServiceProcess,
-  stopIfRunning,
   unfinishedRequest,
   waitUntil,
 } from '@svc/testing/service-process';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+import { useServiceSandbox } from '@svc/testing/service-sandbox';
 import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
@@ -27,19 +23,7 @@ interface Acknowledged {
   envelope: { n: number; ct: string };
 }
 
-let dir: string;
-let db: TestDatabase | undefined;
-let running: ServiceProcess | undefined;
-beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'handle-relay-crash-'));
-});
-afterEach(async () => {
-  await stopIfRunning(running);
-  running = undefined;
-  await db?.drop();
-  db = undefined;
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const sandbox = useServiceSandbox('handle-relay-crash-');
 
 function waitUntilUp(client: RelayClient): Promise<void> {
   return waitUntil(async () => (await client.health()).status === 'ok');
@@ -51,15 +35,9 @@ describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
     async () => {
       // A server database outlives the killed process; the embedded one (the default) is
       // killed with it and must recover on its own.
-      let database = './db';
-      if (testDatabaseMode() === 'postgres') {
-        db = await createTestDatabase('relay_crash');
-        if (db.target.kind === 'postgres') database = db.target.url;
-      }
+      const database = (await sandbox.serverDatabaseUrl('relay_crash')) ?? './db';
       const port = await freePort();
-      const config = path.join(dir, 'config.yaml');
-      fs.writeFileSync(
-        config,
+      const config = sandbox.configFile(
         [
           `bind: 127.0.0.1:${port}`,
           `db: ${database}`,
@@ -71,7 +49,7 @@ describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
         ].join('\n'),
       );
       const client = new RelayClient({ baseUrl: `http://127.0.0.1:${port}` });
-      running = spawnService(ENTRY, [config]);
+      sandbox.running = spawnService(ENTRY, [config]);
       await waitUntilUp(client);
       const keys = generateKeyPair();
       await client.register(SERVER, 'crash-test', keys);
@@ -84,7 +62,7 @@ describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
         '{"to":"crash-test","envelope":{"ct":"',
       );
 
-      const victim = running;
+      const victim = sandbox.running;
       const { acknowledged } = await loadThenKill(victim, {
         workers: WORKERS,
         killAfter: ACKNOWLEDGED_BEFORE_KILL,
@@ -96,7 +74,7 @@ describe('a relay killed (SIGKILL) in the middle of concurrent sends', () => {
       expect(victim.child.signalCode).toBe('SIGKILL');
       expect(await unfinished.cutOff).toBe(true);
 
-      running = spawnService(ENTRY, [config]);
+      sandbox.running = spawnService(ENTRY, [config]);
       await waitUntilUp(client);
       const delivered: InboxPage['messages'] = [];
       for (let since = 0; ;) {

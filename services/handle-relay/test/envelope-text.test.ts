@@ -1,12 +1,11 @@
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { authLines, signedAuthValue } from '../src/client/index.js';
 import { registerHandle, type RegisteredHandle } from './handle-factories.js';
 import { openSse, type SseClient } from './sse-client.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
+import type { ListeningApp, TestApp } from './test-app.js';
 
 // The relay is opaque to envelopes: what a sender wrote comes back out of the inbox and the
 // stream as written, but for whitespace outside strings. A parse and stringify would not do:
@@ -17,23 +16,20 @@ const PATHS = [
 ] as const;
 
 let t: TestApp;
-let server: Server;
+let listening: ListeningApp;
 let baseUrl: string;
 const streams: SseClient[] = [];
 
 beforeAll(async () => {
   t = await createTestApp('envelope_text');
-  server = await new Promise<Server>((resolve) => {
-    const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  listening = await listenOnLoopback(t.app);
+  baseUrl = listening.url;
 }, SETUP_TIMEOUT_MS);
 afterEach(() => {
   for (const s of streams.splice(0)) s.close();
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await listening.close();
   await t.close();
 }, SETUP_TIMEOUT_MS);
 

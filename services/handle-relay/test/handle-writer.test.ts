@@ -3,15 +3,9 @@ import { primaryOf } from '../src/client/index.js';
 import { HandleWriter } from '../src/handles/handle-writer.js';
 import type { NewHandleRow } from '../src/handles/handle.table.js';
 import { handleRows, registration, uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('handle_writer');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('handle_writer');
 
 /** A writer over the test database that counts the statements it sends. */
 function countingWriter(): { writer: HandleWriter; statements: () => number } {

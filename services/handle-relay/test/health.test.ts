@@ -1,14 +1,8 @@
 import { sql } from 'kysely';
 import request from 'supertest';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('health');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('health');
 
 describe('health and the shared HTTP edge', () => {
   it('answers GET /v1/healthz with status, server and version', async () => {

@@ -1,17 +1,11 @@
 import request from 'supertest';
 import { toHex } from '../src/client/index.js';
 import { registerHandle, uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('lookups');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('lookups');
 
 const notFound = (message: string) => ({ error: { code: 'not_found', message } });
 

@@ -3,15 +3,9 @@ import request from 'supertest';
 import type { RelayedMessage } from '../src/messages/message.model.js';
 import { registerHandle, uniqueHandle } from './handle-factories.js';
 import { recorder } from './pubsub.contract.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, useTestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('writer');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('writer');
 
 function write(recipient: string, envelope: unknown) {
   return t.relay.writer.send({

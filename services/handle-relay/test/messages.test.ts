@@ -2,15 +2,9 @@ import { sql } from 'kysely';
 import request from 'supertest';
 import { authLines, signedAuthValue, unixNow } from '../src/client/index.js';
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, useTestApp, type TestApp } from './test-app.js';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('messages');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('messages');
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -3,22 +3,13 @@ import { authLines, generateKeyPair, signedAuthValue } from '../src/client/index
 import { registerHandle, uniqueHandle, type RegisteredHandle } from './handle-factories.js';
 import type { ErrorBody } from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_000;
 const NOW_S = NOW_MS / 1000;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('proofs');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
-beforeEach(() => {
-  t.clock.fixedMs = undefined;
-});
+const t = useTestApp('proofs', {}, { clockMs: undefined });
 
 /** Registers at real time, then freezes the server clock for the signed request. */
 async function owner(): Promise<RegisteredHandle> {

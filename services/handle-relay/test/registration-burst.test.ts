@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { primaryOf, toHex } from '../src/client/index.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
 import { handleRows, postRegistration, registration, uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 // Registrations arriving together are stored by shared statements; these bursts check that
 // each claim still gets exactly the answer and the row it would get alone.
@@ -11,16 +11,7 @@ const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_500;
 const NOW_S = Math.floor(NOW_MS / 1000);
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('registration_burst');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
-beforeEach(() => {
-  t.clock.fixedMs = NOW_MS;
-});
+const t = useTestApp('registration_burst', {}, { clockMs: NOW_MS });
 
 const post = (body: unknown) => postRegistration(t.app, body);
 const conflict = (message: string) => ({ error: { code: 'conflict', message } });

@@ -9,22 +9,13 @@ import {
   uniqueHandle,
 } from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS, useTestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_500;
 const NOW_S = Math.floor(NOW_MS / 1000);
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('registration_rules');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
-beforeEach(() => {
-  t.clock.fixedMs = NOW_MS;
-});
+const t = useTestApp('registration_rules', {}, { clockMs: NOW_MS });
 
 const post = (body: unknown) => postRegistration(t.app, body);
 const rowsFor = (handle: string) => handleRows(t.store.db, handle);

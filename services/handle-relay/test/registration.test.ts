@@ -16,23 +16,14 @@ import {
 } from './handle-factories.js';
 import type { ErrorBody } from './handle-factories.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 const NOW_MS = 1_800_000_000_500;
 const NOW_S = Math.floor(NOW_MS / 1000);
 const MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('registration_envelope');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
-beforeEach(() => {
-  t.clock.fixedMs = NOW_MS;
-});
+const t = useTestApp('registration_envelope', {}, { clockMs: NOW_MS });
 
 const post = (body: unknown) => postRegistration(t.app, body);
 const rowsFor = (handle: string) => handleRows(t.store.db, handle);

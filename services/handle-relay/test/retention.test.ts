@@ -3,17 +3,11 @@ import { sql } from 'kysely';
 import request from 'supertest';
 import { startRetention, sweepExpiredMessages } from '../src/retention/retention.worker.js';
 import { registerHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const DAY = 86_400_000;
 const logger = createLogger('retention-test', 'silent');
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('retention');
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('retention');
 
 async function sendAt(at: number, to: string, envelope: unknown): Promise<number> {
   t.clock.fixedMs = at;

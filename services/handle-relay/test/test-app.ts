@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase } from '@svc/testing';
+import { createTestDatabase, useFileFixture } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
@@ -75,6 +77,47 @@ export async function createTestApp(
       await store.close();
       await testDb.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Registers the hooks of a test file that shares one app: built before its tests, closed
+ * after them. Given `clockMs` (undefined: real time), its clock is set to it before each test.
+ */
+export function useTestApp(
+  label: string,
+  overrides: Partial<Record<keyof Config, unknown>> = {},
+  options: TestAppOptions & { clockMs?: number } = {},
+): TestApp {
+  const t = useFileFixture(() => createTestApp(label, overrides, options), SETUP_TIMEOUT_MS);
+  if ('clockMs' in options) {
+    beforeEach(() => {
+      t.clock.fixedMs = options.clockMs;
+    });
+  }
+  return t;
+}
+
+/** The app served over HTTP on a loopback port, for clients that need a real URL. */
+export interface ListeningApp {
+  server: Server;
+  url: string;
+  /** Ends open connections (streams too) and stops listening. */
+  close(): Promise<void>;
+}
+
+/** Serves `app` on a free port of 127.0.0.1. */
+export async function listenOnLoopback(app: App): Promise<ListeningApp> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = http.createServer(app).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

@@ -1,17 +1,11 @@
 import request from 'supertest';
 import { toHex } from '../src/client/index.js';
 import { registerHandle, uniqueHandle } from './handle-factories.js';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { useTestApp } from './test-app.js';
 
 const SERVER = 'relay.test';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp('webfinger', { spec_base: 'https://spec.example/base/' });
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  await t.close();
-}, SETUP_TIMEOUT_MS);
+const t = useTestApp('webfinger', { spec_base: 'https://spec.example/base/' });
 
 function finger(resource?: string) {
   const req = request(t.app).get('/.well-known/webfinger');

@@ -3,21 +3,9 @@ import type { AssetRow, NewAssetRow } from './asset.table.js';
 
 /**
  * The spec's asset metadata record: optional fields absent when unknown (never `null` or
- * an empty string), `tags` always an array.
+ * an empty string), `tags` always an array. The same keys the files' attributes carry.
  */
-export interface AssetRecord {
-  hash: string;
-  mime_type: string;
-  application?: string;
-  user?: string;
-  tags: string[];
-  description?: string;
-  human_filename?: string;
-  human_path?: string;
-  timestamp: number;
-  is_trashed: boolean;
-  is_corrupted: boolean;
-}
+export type AssetRecord = AssetAttributes;
 
 /** The optional text fields of a record, in the order they are shown. */
 export const OPTIONAL_FIELDS = [

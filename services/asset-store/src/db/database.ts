@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { databaseTarget, migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/database';
+import { databaseTarget, openMigrated, type DatabaseHandle } from '@svc/database';
 import type { DatabaseTarget } from '@svc/database';
 import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
@@ -20,13 +20,11 @@ export function targetFor(databaseUrl: string | undefined, storageRoot: string):
 }
 
 /** Opens the index and brings its schema to the latest migration. */
-export async function openIndex(target: DatabaseTarget): Promise<DatabaseHandle<Database>> {
-  const handle = await openDatabase<Database>(target, SCHEMA);
-  try {
-    await migrateToLatest(handle.db, SCHEMA, migrations);
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-  return handle;
+export function openIndex(target: DatabaseTarget): Promise<DatabaseHandle<Database>> {
+  return openMigrated<Database>(target, SCHEMA, migrations);
+}
+
+/** What the app reads from the index: its queries, its health probe, its pipelined session. */
+export function indexPorts(index: DatabaseHandle<Database>) {
+  return { db: index.db, ping: index.ping, indexSession: index.pipelined };
 }

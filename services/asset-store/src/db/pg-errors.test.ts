@@ -1,30 +1,9 @@
-import {
-  fromDatabaseError,
-  isConnectionLost,
-  isDatabaseOutOfSpace,
-  isForeignKeyViolation,
-  isUniqueViolation,
-} from './pg-errors.js';
+import { fromDatabaseError } from './pg-errors.js';
 
 const pgError = (code: string, constraint?: string) =>
   Object.assign(new Error(`pg error ${code}`), { code, constraint });
 
-describe('reading PostgreSQL errors', () => {
-  it('recognises a unique violation, on one named constraint when asked', () => {
-    expect(isUniqueViolation(pgError('23505', 'asset_pkey'))).toBe(true);
-    expect(isUniqueViolation(pgError('23505', 'asset_pkey'), 'asset_pkey')).toBe(true);
-    expect(isUniqueViolation(pgError('23505', 'asset_path_key'), 'asset_pkey')).toBe(false);
-    expect(isUniqueViolation(pgError('23503'))).toBe(false);
-  });
-
-  it('recognises a foreign key violation, a lost connection and a full disk', () => {
-    expect(isForeignKeyViolation(pgError('23503'))).toBe(true);
-    expect(isConnectionLost(pgError('57P01'))).toBe(true);
-    expect(isConnectionLost(pgError('08006'))).toBe(true);
-    expect(isDatabaseOutOfSpace(pgError('53100'))).toBe(true);
-    expect(isConnectionLost(pgError('23505'))).toBe(false);
-  });
-
+describe('database errors in the asset-store catalogue', () => {
   it.each([
     ['23505', 409, 'already exists'],
     ['22P02', 400, 'invalid value'],

@@ -1,59 +1,15 @@
+import { isDatabaseOutOfSpace, isRefusedValue, isUniqueViolation } from '@svc/database';
 import type { AppError } from '@svc/envelope';
 import { assetErrors } from '../errors.js';
-
-/** The one place asset-store reads PostgreSQL's SQLSTATE codes. */
-const UNIQUE_VIOLATION = '23505';
-const FOREIGN_KEY_VIOLATION = '23503';
-const DISK_FULL = '53100';
-/** A value the column refuses: bad text form, out of range, a failed check. */
-const CLIENT_VALUE = new Set(['22P02', '22003', '23514']);
-/** The server ended the session: admin shutdown, crash shutdown, cannot connect now. */
-const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
-
-interface PgLikeError {
-  code?: unknown;
-  constraint?: unknown;
-}
-
-const codeOf = (err: unknown): unknown => (err as PgLikeError | null)?.code;
-
-/** True for a unique violation, optionally on one named constraint. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as PgLikeError | null;
-  return (
-    !!e &&
-    typeof e === 'object' &&
-    e.code === UNIQUE_VIOLATION &&
-    (constraint === undefined || e.constraint === constraint)
-  );
-}
-
-/** True for a foreign key violation (a row naming one that does not exist). */
-export function isForeignKeyViolation(err: unknown): boolean {
-  return codeOf(err) === FOREIGN_KEY_VIOLATION;
-}
-
-/** True when the server ended or refused the session, so a retry on a new one may work. */
-export function isConnectionLost(err: unknown): boolean {
-  const code = codeOf(err);
-  return typeof code === 'string' && CONNECTION_LOST.has(code);
-}
-
-/** True when the database is out of disk space. */
-export function isDatabaseOutOfSpace(err: unknown): boolean {
-  return codeOf(err) === DISK_FULL;
-}
 
 /**
  * A database error as the client should see it, for the error handler: a unique violation
  * is 409, a value the client sent 400, a full disk 507 (still logged for the operator);
- * everything else stays unknown (a 500).
+ * everything else stays unknown (a 500). The SQLSTATE codes are read in `@svc/database`.
  */
 export function fromDatabaseError(err: unknown): AppError | undefined {
-  const code = codeOf(err);
-  if (typeof code !== 'string') return undefined;
-  if (code === UNIQUE_VIOLATION) return assetErrors.alreadyExists();
-  if (CLIENT_VALUE.has(code)) return assetErrors.invalidValue();
-  if (code === DISK_FULL) return assetErrors.outOfSpace();
+  if (isUniqueViolation(err)) return assetErrors.alreadyExists();
+  if (isRefusedValue(err)) return assetErrors.invalidValue();
+  if (isDatabaseOutOfSpace(err)) return assetErrors.outOfSpace();
   return undefined;
 }

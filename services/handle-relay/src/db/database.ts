@@ -1,4 +1,4 @@
-import { databaseTarget, migrateToLatest, openDatabase, type DatabaseHandle } from '@svc/database';
+import { databaseTarget, openMigrated, type DatabaseHandle } from '@svc/database';
 import type { DatabaseTarget } from '@svc/database';
 import type { HandleTable } from '../handles/handle.table.js';
 import type { MessageTable } from '../messages/message.table.js';
@@ -21,13 +21,6 @@ export function targetFor(db: string): DatabaseTarget {
 }
 
 /** Opens the database and brings its schema to the latest migration. */
-export async function openStore(target: DatabaseTarget): Promise<DatabaseHandle<Database>> {
-  const handle = await openDatabase<Database>(target, SCHEMA);
-  try {
-    await migrateToLatest(handle.db, SCHEMA, migrations);
-  } catch (err) {
-    await handle.close();
-    throw err;
-  }
-  return handle;
+export function openStore(target: DatabaseTarget): Promise<DatabaseHandle<Database>> {
+  return openMigrated<Database>(target, SCHEMA, migrations);
 }

@@ -1,28 +1,7 @@
-import { fromDatabaseError, isUniqueViolation } from './pg-errors.js';
+import { fromDatabaseError } from './pg-errors.js';
 
 const pgError = (code: string, constraint?: string) =>
   Object.assign(new Error(`pg error ${code}`), { code, constraint });
-
-describe('isUniqueViolation', () => {
-  it('recognises a Postgres unique violation', () => {
-    expect(isUniqueViolation(pgError('23505', 'handle_pkey'))).toBe(true);
-  });
-
-  it('matches only the named constraint when one is given', () => {
-    expect(isUniqueViolation(pgError('23505', 'handle_pkey'), 'handle_pkey')).toBe(true);
-    expect(isUniqueViolation(pgError('23505', 'handle_primary_key'), 'handle_pkey')).toBe(false);
-  });
-
-  it.each([
-    ['another SQLSTATE', pgError('23503')],
-    ['a plain Error', new Error('23505')],
-    ['null', null],
-    ['undefined', undefined],
-    ['a string', '23505'],
-  ])('is false for %s', (_label, value) => {
-    expect(isUniqueViolation(value)).toBe(false);
-  });
-});
 
 describe('fromDatabaseError', () => {
   it('maps a unique violation to 409 conflict', () => {

@@ -1,9 +1,9 @@
+import { isUniqueViolation } from '@svc/database';
 import type { Kysely } from 'kysely';
 import { formatPrimary, parsePrimary } from '../auth/primary-key.js';
 import { verifySignedRequest } from '../auth/signed-request.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { isUniqueViolation } from '../db/pg-errors.js';
 import { relayErrors } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import { validate } from '../http/validate.js';

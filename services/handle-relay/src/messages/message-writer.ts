@@ -1,8 +1,7 @@
-import { GroupCommit, takeFront } from '@svc/database';
+import { GroupCommit, isForeignKeyViolation, takeFront } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { isForeignKeyViolation } from '../db/pg-errors.js';
 import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage, type StoredMessage } from './message.model.js';
