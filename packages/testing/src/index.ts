@@ -1,2 +1,3 @@
 export { createTestDatabase, testDatabaseMode } from './test-database.js';
 export type { TestDatabase, TestDatabaseTarget } from './test-database.js';
+export { TcpProxy } from './tcp-proxy.js';

@@ -61,6 +61,8 @@ export const assetErrors = {
   outOfSpace: () => errors.insufficientStorage(),
   /** Admin endpoints: no or wrong bearer token. */
   unauthorized: () => errors.unauthorized('missing or invalid admin token'),
+  /** The index's database does not answer now: 503 with `Retry-After`. */
+  databaseUnavailable: () => errors.databaseUnavailable(),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** Admin endpoints while no `admin_token` is configured. */

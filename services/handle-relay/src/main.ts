@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const app = createApp({
     config,
     db: store.db,
+    ping: store.ping,
     logger,
     version: readVersion(),
     now,

@@ -8,7 +8,7 @@ const DISK_FULL = '53100';
 /** A value the column refuses: bad text form, out of range, a failed check. */
 const CLIENT_VALUE = new Set(['22P02', '22003', '23514']);
 /** The server ended the session: admin shutdown, crash shutdown, cannot connect now. */
-const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001']);
 
 interface PgLikeError {
   code?: unknown;
@@ -16,6 +16,31 @@ interface PgLikeError {
 }
 
 const codeOf = (err: unknown): unknown => (err as PgLikeError | null)?.code;
+
+/** Socket errors of a server that is down, restarting or unreachable. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** node-postgres's own words for a session that died under it (they carry no code). */
+const SESSION_DIED =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
+
+/**
+ * True when the database does not answer now (down, restarting, unreachable, the session
+ * lost), as opposed to refusing what was asked: the client should retry later (503).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = codeOf(err);
+  if (typeof code === 'string' && (CONNECTION_LOST.has(code) || UNREACHABLE.has(code))) return true;
+  return err instanceof Error && SESSION_DIED.test(err.message);
+}
 
 /** True for a unique violation, optionally on one named constraint. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
@@ -46,10 +71,11 @@ export function isDatabaseOutOfSpace(err: unknown): boolean {
 
 /**
  * A database error as the client should see it, for the error handler: a unique violation
- * is 409, a value the client sent 400, a full disk 507 (still logged for the operator);
- * everything else stays unknown (a 500).
+ * is 409, a value the client sent 400, a full disk 507 (still logged for the operator), a
+ * database that does not answer 503 with `Retry-After`; everything else stays unknown (a 500).
  */
 export function fromDatabaseError(err: unknown): AppError | undefined {
+  if (isDatabaseUnavailable(err)) return assetErrors.databaseUnavailable();
   const code = codeOf(err);
   if (typeof code !== 'string') return undefined;
   if (code === UNIQUE_VIOLATION) return assetErrors.alreadyExists();
