@@ -136,6 +136,20 @@ describe('serve', () => {
     expect(events).toEqual(['closed resources']);
   });
 
+  it('answers a client that sent its request and half-closed (HTTP/1.0 style)', async () => {
+    const { address } = await start();
+    const socket = net.connect(address.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // The answer comes later than the client's FIN, as one that waits on a database does.
+    socket.end('POST /ponder HTTP/1.0\r\nContent-Length: 2\r\n\r\nhi');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received).toMatch(/pondered$/);
+  });
+
   it('closes idle keep-alive connections at once', async () => {
     const { address, server, shutdown } = await start();
     await get(address.port, '/fast', agent);

@@ -58,6 +58,10 @@ export async function serve(options: ServeOptions): Promise<Served> {
   // stops arriving is cut off once its connection has been quiet for idleTimeoutMs. No
   // bound on a whole request: a long upload that keeps sending is fine, and once a request
   // is in, the service may take as long as it needs to answer (a rebuild, say).
+  // A client that sends its request and half-closes (HTTP/1.0 style, `nc -N`, some health
+  // checks) still reads the answer: by default Node drops the request at the client's FIN,
+  // so any answer that waits on the database was never sent. Node has no option for it.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
