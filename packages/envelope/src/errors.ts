@@ -39,6 +39,9 @@ export const errors = {
     new AppError(503, 'unavailable', 'the database is unavailable: try again shortly', {
       'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
     }),
+  /** A text field (or the body) whose bytes are not UTF-8. */
+  invalidUtf8: (field: string) =>
+    new AppError(400, 'bad_request', `invalid ${field}: not valid UTF-8`),
   /** The body is not the JSON the route reads. */
   malformedJson: () => new AppError(400, 'bad_request', 'malformed JSON body'),
   /** The body is larger than the route accepts. */

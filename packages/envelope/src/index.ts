@@ -2,6 +2,7 @@ export { AppError, errors, isOutOfSpace } from './errors.js';
 export type { ErrorTranslator } from './errors.js';
 export { bodyError, hasBody, readBodyBytes, readBodyText } from './body.js';
 export type { ReadBodyOptions } from './body.js';
+export { decodeJsonUtf8, decodeUtf8 } from './utf8.js';
 export { clientAddress } from './client-address.js';
 export { assetStoreError, handleRelayError, success } from './envelopes.js';
 export type { ErrorRenderer } from './envelopes.js';
