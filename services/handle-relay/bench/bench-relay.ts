@@ -37,7 +37,11 @@ export async function startBenchRelay(): Promise<BenchRelay> {
     config,
     db: store.db,
     ping: store.ping,
-    logger, version: 'bench', now: Date.now, relay });
+    logger,
+    version: 'bench',
+    now: Date.now,
+    relay,
+  });
   return {
     app,
     relay,
