@@ -11,6 +11,7 @@ import {
   sharpRenderer,
   type ThumbnailRenderer,
 } from '../src/thumbnails/thumbnail.renderer.js';
+import { tmpFiles } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -299,7 +300,7 @@ describe('the thumbnail cache', () => {
     const second = await thumb(app, row.hash, 64, 32).expect(200);
     expect(second.body).toEqual(first.body);
     expect(renders).toBe(1);
-    expect(fs.readdirSync(path.join(t.storageRoot, '.tmp'))).toEqual([]);
+    expect(tmpFiles(t)).toEqual([]);
   });
 
   it('writes nothing when the cache is disabled', async () => {
