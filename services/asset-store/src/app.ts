@@ -123,6 +123,7 @@ export function createApp(deps: AppDeps): App {
     layout,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
     cacheEnabled: config.enable_thumbnail_cache,
+    cacheMaxBytes: config.thumbnail_cache_max_bytes,
     logger,
   });
   // The API routers come first: each layer a request passes costs it path matching, and an

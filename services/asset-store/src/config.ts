@@ -8,6 +8,7 @@ export const configSchema = z.object({
   storage_root: z.string().min(1).default('./data/assets'),
   admin_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
+  thumbnail_cache_max_bytes: z.number().int().min(0).default(1_073_741_824),
   rebuild_error_threshold: z.number().int().min(0).default(10),
   verify_interval_hours: z.number().int().min(0).default(24),
   listen: listenAddress.default('127.0.0.1:8080'),
