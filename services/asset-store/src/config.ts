@@ -18,6 +18,8 @@ export const configSchema = z.object({
     .optional(),
   max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
   max_json_bytes: z.number().int().min(1).default(16_777_216),
+  max_connections_per_address: z.number().int().min(0).default(256),
+  min_body_bytes_per_second: z.number().int().min(0).default(1024),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -66,6 +66,8 @@ async function main(): Promise<void> {
     host,
     port,
     logger,
+    maxConnectionsPerAddress: config.max_connections_per_address,
+    minBodyBytesPerSecond: config.min_body_bytes_per_second,
     render: assetStoreError,
     // An admin scrub in flight ends with the files checked so far rather than holding the
     // drain; the worker's own checks stop too, and onClose waits for them.

@@ -23,6 +23,8 @@ export const configSchema = z.object({
     .optional(),
   push_allow_private_endpoints: z.boolean().default(false),
   rate_limit_per_minute: z.number().int().min(0).default(600),
+  max_connections_per_address: z.number().int().min(0).default(256),
+  min_body_bytes_per_second: z.number().int().min(0).default(1024),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
