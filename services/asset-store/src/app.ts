@@ -88,15 +88,21 @@ export type App = RequestListener;
  */
 export function createApp(deps: AppDeps): App {
   const { db, logger, config } = deps;
-  const { layout, attributes } = deps.storage;
+  const { layout, attributes, identities } = deps.storage;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   const metrics = createMetrics('asset_store');
   app.use(requestLogging(logger));
   app.use(metrics.middleware);
-  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger });
-  const assets = new AssetService({ db, storage: deps.storage, logger, missingFiles: verifier });
+  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities });
+  const assets = new AssetService({
+    db,
+    storage: deps.storage,
+    logger,
+    missingFiles: verifier,
+    identities,
+  });
   const ingest = new IngestService({
     db,
     storage: deps.storage,

@@ -37,7 +37,13 @@ async function main(): Promise<void> {
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
   if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
-  const verifier = new Verifier({ db: index.db, layout, attributes, logger });
+  const verifier = new Verifier({
+    db: index.db,
+    layout,
+    attributes,
+    logger,
+    identities: storage.identities,
+  });
   const ownRenames = new OwnRenames();
   const app = createApp({
     verifier,

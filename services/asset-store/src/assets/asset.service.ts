@@ -1,9 +1,11 @@
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
+import type { FileIdentities } from '../storage/file-identities.js';
 import { toAbsolutePath } from '../storage/layout.js';
 import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
@@ -22,12 +24,16 @@ export interface AssetServiceDeps {
   logger: Pick<Logger, 'warn'>;
   /** Told when a reader finds an asset's file gone (the verifier, in the app). */
   missingFiles: MissingFileReporter;
+  /** Identities of files verified intact (`FileIdentities`), shared with the verifier. */
+  identities: FileIdentities;
 }
 
 /** The port a reader reports a vanished file through, so the asset gets flagged corrupted. */
 export interface MissingFileReporter {
   /** Flags the asset when its file is really gone; a file that is back is left alone. */
   flagIfMissing(row: AssetRow): Promise<void>;
+  /** Hashes the file now (flagging it when it no longer matches); what it found. */
+  verifyAsset(row: AssetRow, lane: 'read'): Promise<'ok' | 'mismatch' | 'missing'>;
 }
 
 /** An asset whose file is there to be served. */
@@ -63,13 +69,21 @@ export class AssetService {
     const row = await findAssetByHash(this.deps.db, hash);
     if (!row) throw assetErrors.notFound();
     const absolutePath = toAbsolutePath(this.deps.storage.layout, row.path);
-    let size: number;
+    let stat: Stats;
     try {
-      size = (await fs.stat(absolutePath)).size;
+      stat = await fs.stat(absolutePath);
     } catch (err) {
       throw await this.#explainGone(hash, err);
     }
     if (row.is_corrupted) throw assetErrors.corrupted();
+    // A file changed since it was verified (or never verified by this process) is hashed
+    // before a byte is served: never altered bytes under the original ETag.
+    if (!this.deps.identities.matches(absolutePath, stat)) {
+      const state = await this.deps.missingFiles.verifyAsset(row, 'read');
+      if (state === 'missing') throw assetErrors.missingFile();
+      if (state !== 'ok') throw assetErrors.corrupted();
+    }
+    const size = stat.size;
     return {
       record: toAssetRecord(row),
       absolutePath,

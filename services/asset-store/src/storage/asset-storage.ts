@@ -5,6 +5,7 @@ import { lockFolder } from '@svc/database';
 import type { Logger } from 'pino';
 import type { AttributeStore } from './attributes.js';
 import { createAttributeStore } from './fallback-attribute-store.js';
+import { FileIdentities } from './file-identities.js';
 import { storageLayout, type StorageLayout } from './layout.js';
 
 /** The storage root as the app uses it: where things are, and the attribute port. */
@@ -12,6 +13,8 @@ export interface AssetStorage {
   /** `tmp` is this process's own staging folder, inside `.tmp/`. */
   layout: StorageLayout;
   attributes: AttributeStore;
+  /** Identities of files verified intact, checked by readers before serving. */
+  identities: FileIdentities;
 }
 
 /**
@@ -45,7 +48,8 @@ export async function openAssetStorage(
   }
   await fs.mkdir(shared.meta, { recursive: true });
   const layout = { ...shared, tmp: own };
-  return { layout, attributes: await createAttributeStore(shared.meta, logger) };
+  const attributes = await createAttributeStore(shared.meta, logger);
+  return { layout, attributes, identities: new FileIdentities() };
 }
 
 /**
