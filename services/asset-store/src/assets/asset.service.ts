@@ -7,7 +7,7 @@ import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
 import type { FileIdentities } from '../storage/file-identities.js';
 import { toAbsolutePath } from '../storage/layout.js';
-import { toAssetAttributes, toAssetRecord, type AssetRecord } from './asset.model.js';
+import { toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
   findAssetByHash,
   findAssetByHashForUpdate,
@@ -16,6 +16,8 @@ import {
 } from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
 import type { AssetRow, AssetRowUpdate } from './asset.table.js';
+import { deleteAttributeIntent, insertAttributeIntent } from './attribute-intent.repository.js';
+import { realignAttributes, writeRowAttributes } from './attribute-intents.js';
 
 /** What reading and changing assets needs from outside. */
 export interface AssetServiceDeps {
@@ -138,25 +140,33 @@ export class AssetService {
     await this.change(hash, { is_trashed: false });
   }
 
+  /**
+   * Row and attributes change in one transaction, the attributes written (and flushed)
+   * before it commits. An intent committed first, and deleted with the change, covers a
+   * crash in between: the start finds it and writes the row's metadata back to the file
+   * (`replayAttributeIntents`), so the attributes never stay ahead of what was acknowledged.
+   */
   private async change(hash: string, changes: AssetRowUpdate): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
-      const current = await findAssetByHashForUpdate(trx, hash);
-      if (!current) throw assetErrors.notFound();
-      if (Object.keys(changes).length === 0) return;
-      const updated = await updateAsset(trx, hash, changes);
-      await this.writeAttributes(updated ?? current);
-    });
-  }
-
-  private async writeAttributes(row: AssetRow): Promise<void> {
-    const file = toAbsolutePath(this.deps.storage.layout, row.path);
+    if (Object.keys(changes).length === 0) {
+      if (!(await findAssetByHash(this.deps.db, hash))) throw assetErrors.notFound();
+      return;
+    }
+    const intent = await insertAttributeIntent(this.deps.db, hash);
     try {
-      await this.deps.storage.attributes.write(file, toAssetAttributes(toAssetRecord(row)));
+      await this.deps.db.transaction().execute(async (trx) => {
+        const current = await findAssetByHashForUpdate(trx, hash);
+        if (!current) throw assetErrors.notFound();
+        const updated = await updateAsset(trx, hash, changes);
+        await writeRowAttributes(this.deps, updated ?? current);
+        await deleteAttributeIntent(trx, intent);
+      });
     } catch (err) {
-      // A missing file cannot carry attributes; the row still records the change, and
-      // the verifier reports the file as gone.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.deps.logger.warn({ hash: row.hash }, 'asset file missing; attributes not written');
+      // Rolled back: the attributes may be ahead of the row. Put them back now; failing
+      // that, the intent stays for the next start.
+      await realignAttributes(this.deps, hash, intent).catch((realignErr: unknown) =>
+        this.deps.logger.warn({ err: realignErr, hash }, 'attributes left for the next start'),
+      );
+      throw err;
     }
   }
 }
