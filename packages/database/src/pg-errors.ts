@@ -8,7 +8,21 @@ const DISK_FULL = '53100';
 /** A value the column refuses: bad text form, out of range, a failed check. */
 const CLIENT_VALUE = new Set(['22P02', '22003', '23514']);
 /** The server ended the session: admin shutdown, crash shutdown, cannot connect now. */
-const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006']);
+/** Socket errors of a server that is down, restarting or unreachable. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** node-postgres's own words for a session that died under it (they carry no code). */
+const SESSION_DIED =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/;
 
 interface PgLikeError {
   code?: unknown;
@@ -50,4 +64,14 @@ export function isConnectionLost(err: unknown): boolean {
 /** True when the database is out of disk space. */
 export function isDatabaseOutOfSpace(err: unknown): boolean {
   return sqlStateOf(err) === DISK_FULL;
+}
+
+/**
+ * True when the database does not answer now (down, restarting, unreachable, the session
+ * lost), as opposed to refusing what was asked: the client should retry later (503).
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = sqlStateOf(err);
+  if (code !== undefined && (CONNECTION_LOST.has(code) || UNREACHABLE.has(code))) return true;
+  return err instanceof Error && SESSION_DIED.test(err.message);
 }

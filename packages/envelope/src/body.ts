@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import contentType from 'content-type';
 import getRawBody from 'raw-body';
 import { AppError, errors } from './errors.js';
+import { decodeJsonUtf8 } from './utf8.js';
 
 /** How a body is read. */
 export interface ReadBodyOptions {
@@ -121,8 +122,9 @@ function charsetOf(req: IncomingMessage): string | undefined {
 /**
  * A request body as JSON text, as `express.json` reads it before parsing: decoded from the
  * `Content-Type` charset (UTF-8 when none; any other than a UTF one is 415, as JSON allows
- * only those), byte order mark dropped; `undefined` when the request has no body. The same
- * limits and failures as `readBodyBytes`.
+ * only those), byte order mark dropped; `undefined` when the request has no body; 400
+ * naming the field when UTF-8 bytes are invalid. The same limits and failures as
+ * `readBodyBytes`.
  */
 export async function readBodyText(
   req: IncomingMessage,
@@ -135,7 +137,7 @@ export async function readBodyText(
     throw errors.unsupportedBodyEncoding();
   }
   if (charset !== 'utf-8') return (await read(req, options.limit, charset)) as string;
-  // UTF-8, the common case, decoded by Node itself (byte order mark dropped, as iconv-lite).
-  const text = ((await read(req, options.limit, null)) as Buffer).toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // UTF-8, the common case: byte order mark dropped (as iconv-lite), bytes that are not
+  // UTF-8 refused rather than turned into U+FFFD.
+  return decodeJsonUtf8((await read(req, options.limit, null)) as Buffer);
 }

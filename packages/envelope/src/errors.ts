@@ -11,6 +11,9 @@ export class AppError extends Error {
   }
 }
 
+/** What a 503 for a database outage asks the client to wait: a restart takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** The codes shared by both services' catalogues. */
 export const errors = {
   badRequest: (message: string) => new AppError(400, 'bad_request', message),
@@ -31,6 +34,14 @@ export const errors = {
   internal: (message = 'internal error') => new AppError(500, 'internal', message),
   notImplemented: (message: string) => new AppError(501, 'not_implemented', message),
   unavailable: (message: string) => new AppError(503, 'unavailable', message),
+  /** The database does not answer now (down, restarting, unreachable): a retry may work. */
+  databaseUnavailable: () =>
+    new AppError(503, 'unavailable', 'the database is unavailable: try again shortly', {
+      'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+    }),
+  /** A text field (or the body) whose bytes are not UTF-8. */
+  invalidUtf8: (field: string) =>
+    new AppError(400, 'bad_request', `invalid ${field}: not valid UTF-8`),
   /** The body is not the JSON the route reads. */
   malformedJson: () => new AppError(400, 'bad_request', 'malformed JSON body'),
   /** The body is larger than the route accepts. */

@@ -4,6 +4,7 @@ export { bodyError, hasBody, readBodyBytes, readBodyText } from './body.js';
 export type { ReadBodyOptions } from './body.js';
 export { clientAddressFunction, expressTrustProxy } from './client-address.js';
 export type { ClientAddress, TrustProxyValue } from './client-address.js';
+export { decodeJsonUtf8, decodeUtf8 } from './utf8.js';
 export { assetStoreError, handleRelayError, success } from './envelopes.js';
 export type { ErrorRenderer } from './envelopes.js';
 export {

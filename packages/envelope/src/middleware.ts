@@ -50,6 +50,7 @@ export function sendError(res: Response, err: AppError, render: ErrorRenderer): 
 
 /**
  * What an error is answered with. An unexpected one is logged once and becomes a bare 500;
+ * a translated 503 (the database is unavailable) is answered as it is;
  * a full disk is logged the same way, for the operator, and answered 507 so the client
  * knows to try again later.
  */
@@ -62,7 +63,9 @@ function answerFor(
   const known = toAppError(err);
   if (known) return known;
   const translated = translate?.(err);
-  if (translated && translated.status < 500) return translated;
+  // A database outage is the operator's to see on the request line (503), not a defect
+  // to log with a stack thousands of times a second.
+  if (translated && (translated.status < 500 || translated.status === 503)) return translated;
   // With request logging on, the error rides on the request's own log line (one line per
   // request, carrying the real stack); without it, it is logged here.
   const error = err instanceof Error ? err : new Error(String(err));

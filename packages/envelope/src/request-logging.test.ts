@@ -22,6 +22,9 @@ function buildApp(lines: LogLine[], level = 'info') {
   app.get('/unavailable', (_req, res) => {
     res.status(503).json({ ok: false });
   });
+  app.get('/not-implemented', (_req, res) => {
+    res.status(501).json({ ok: false });
+  });
   app.get('/hang', () => undefined);
   return app;
 }
@@ -106,6 +109,19 @@ describe('request logging', () => {
       res: { statusCode: 503 },
       err: { message: 'failed with status code 503' },
     });
+  });
+
+  it('logs a documented 501 as a warning without an error or stack', async () => {
+    const lines: LogLine[] = [];
+    await request(buildApp(lines)).get('/not-implemented').expect(501);
+    await settle();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      msg: 'request completed',
+      res: { statusCode: 501 },
+    });
+    expect(lines[0]).not.toHaveProperty('err');
   });
 
   it('logs a request the client gave up on as aborted', async () => {

@@ -59,8 +59,18 @@ export function attachErrorToRequestLine(res: ServerResponse, err: Error): boole
   return true;
 }
 
+/**
+ * 501 is a documented answer (a feature this version does not have), not a fault: it is
+ * logged as a client error is, without an error or stack.
+ */
+const NOT_IMPLEMENTED = 501;
+
+/** Whether the line reports a server fault (and carries an error). */
+const isFault = (statusCode: number, err: Error | undefined): boolean =>
+  !!err || (statusCode >= 500 && statusCode !== NOT_IMPLEMENTED);
+
 function levelFor(statusCode: number, err: Error | undefined): Level {
-  if (err || statusCode >= 500) return 'error';
+  if (isFault(statusCode, err)) return 'error';
   return statusCode >= 400 ? 'warn' : 'info';
 }
 
@@ -82,7 +92,7 @@ function writeLine(
     res: { statusCode: res.statusCode },
     responseTime: Date.now() - line.startedAt,
   };
-  if (line.err || res.statusCode >= 500) {
+  if (isFault(res.statusCode, line.err)) {
     const err = line.err ?? new Error(`failed with status code ${res.statusCode}`);
     logger[level]({ ...fields, err }, 'request errored');
     return;
@@ -120,7 +130,7 @@ export function startRequestLine(
 /**
  * One log line per request carrying a request id: the client's `X-Request-Id` when it is a
  * sane token, else a fresh UUID; echoed back on the response. Levels: error for 5xx and
- * unexpected errors (with the error), warn for 4xx, info otherwise. Written by hand rather
+ * unexpected errors (with the error), warn for 4xx and 501, info otherwise. Written by hand rather
  * than with pino-http: no child logger, serializer pass or extra listeners per request,
  * and nothing at all is built when the level is off.
  */

@@ -3,7 +3,7 @@ import net from 'node:net';
 import express from 'express';
 import { pino } from 'pino';
 import { handleRelayError } from './envelopes.js';
-import { serve, type Served } from './serve.js';
+import { serve, type Served, type ServeOptions } from './serve.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
@@ -52,7 +52,11 @@ describe('serve', () => {
     }
   });
 
-  async function start(idleTimeoutMs?: number, headersTimeoutMs?: number): Promise<Served> {
+  async function start(
+    idleTimeoutMs?: number,
+    headersTimeoutMs?: number,
+    guards: Partial<ServeOptions> = {},
+  ): Promise<Served> {
     const app = express();
     app.post('/upload', (req, res) => {
       req.resume();
@@ -80,6 +84,7 @@ describe('serve', () => {
       render: handleRelayError,
       idleTimeoutMs,
       headersTimeoutMs,
+      ...guards,
       onClose: () => {
         events.push('closed resources');
         return Promise.resolve();
@@ -134,6 +139,80 @@ describe('serve', () => {
     expect(responses[1]).toMatch(/\r\nConnection: close\r\n/);
     expect(responses[1]).toMatch(/fast$/);
     expect(events).toEqual(['closed resources']);
+  });
+
+  it('answers a client that sent its request and half-closed (HTTP/1.0 style)', async () => {
+    const { address } = await start();
+    const socket = net.connect(address.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    // The answer comes later than the client's FIN, as one that waits on a database does.
+    socket.end('POST /ponder HTTP/1.0\r\nContent-Length: 2\r\n\r\nhi');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received).toMatch(/pondered$/);
+  });
+
+  it('closes connections past the per-address cap at once, and takes new ones once some close', async () => {
+    const { address } = await start(undefined, undefined, { maxConnectionsPerAddress: 3 });
+    const open = async (): Promise<net.Socket> => {
+      const socket = net.connect(address.port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      return socket;
+    };
+    const held = [await open(), await open(), await open()];
+    const refused = await open();
+    await new Promise((resolve) => refused.once('close', resolve));
+    expect(refused.bytesRead).toBe(0);
+    held[0]!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const fresh = new http.Agent({ keepAlive: false });
+    expect(await get(address.port, '/fast', fresh)).toMatchObject({ status: 200 });
+    fresh.destroy();
+    for (const s of held) s.destroy();
+  });
+
+  it('cuts off a body trickled under the minimum rate once the grace is over', async () => {
+    const { address } = await start(undefined, undefined, {
+      minBodyBytesPerSecond: 200,
+      bodyRateGraceMs: 500,
+    });
+    const socket = net.connect(address.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((resolve) =>
+      socket.once('close', () => resolve(Date.now())),
+    );
+    const began = Date.now();
+    socket.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n');
+    const trickle = setInterval(() => socket.write('x'), 100);
+    const at = await closed;
+    clearInterval(trickle);
+    expect(at - began).toBeGreaterThanOrEqual(500);
+    expect(at - began).toBeLessThan(3_000);
+  });
+
+  it('lets a body that keeps the minimum rate finish', async () => {
+    const { address } = await start(undefined, undefined, {
+      minBodyBytesPerSecond: 200,
+      bodyRateGraceMs: 300,
+    });
+    const socket = net.connect(address.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(
+      'POST /upload HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 500\r\n\r\n',
+    );
+    for (let i = 0; i < 10; i++) {
+      socket.write('y'.repeat(50));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(received).toMatch(/stored$/);
   });
 
   it('closes idle keep-alive connections at once', async () => {

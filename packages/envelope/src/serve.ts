@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
+import { guardConnections } from './connection-guards.js';
 import { AppError, errors } from './errors.js';
 import { InFlight } from './in-flight.js';
 import { writeError } from './middleware.js';
@@ -19,6 +20,12 @@ export interface ServeOptions {
   idleTimeoutMs?: number;
   /** A request's headers must have arrived this long after its connection began. */
   headersTimeoutMs?: number;
+  /** Open connections one client address may hold; past it new ones are closed. 0: no cap. */
+  maxConnectionsPerAddress?: number;
+  /** A body must average at least this many bytes a second after the grace. 0: no floor. */
+  minBodyBytesPerSecond?: number;
+  /** How long a body may arrive at any pace before the floor applies. */
+  bodyRateGraceMs?: number;
   /** Bound on waiting for in-flight requests at shutdown. */
   drainMs?: number;
   /** Called once the server stopped accepting, before in-flight requests are awaited. */
@@ -34,6 +41,10 @@ export interface Served {
   shutdown: (reason: string) => Promise<void>;
 }
 
+/** The defaults of the settings of the same names (`max_connections_per_address`, ...). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 256;
+export const DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
+
 /**
  * Listens, and on SIGTERM/SIGINT stops accepting, lets in-flight requests finish (bounded),
  * closes resources and exits 0.
@@ -48,6 +59,9 @@ export async function serve(options: ServeOptions): Promise<Served> {
     idleTimeoutMs = 120_000,
     headersTimeoutMs = 60_000,
     drainMs = 10_000,
+    maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    minBodyBytesPerSecond = DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+    bodyRateGraceMs = 10_000,
   } = options;
   // Node enforces the headers timeout only when it looks over its connections, every 30 s
   // by default: a minute's limit then let headers trickle in for up to 90 s.
@@ -58,6 +72,10 @@ export async function serve(options: ServeOptions): Promise<Served> {
   // stops arriving is cut off once its connection has been quiet for idleTimeoutMs. No
   // bound on a whole request: a long upload that keeps sending is fine, and once a request
   // is in, the service may take as long as it needs to answer (a rebuild, say).
+  // A client that sends its request and half-closes (HTTP/1.0 style, `nc -N`, some health
+  // checks) still reads the answer: by default Node drops the request at the client's FIN,
+  // so any answer that waits on the database was never sent. Node has no option for it.
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0;
   server.timeout = idleTimeoutMs;
@@ -65,6 +83,17 @@ export async function serve(options: ServeOptions): Promise<Served> {
   server.on('timeout', (socket: Socket) => {
     if (!requests.get(socket)?.complete) socket.destroy();
   });
+  const stopGuards = guardConnections(server, {
+    maxConnectionsPerAddress,
+    minBodyBytesPerSecond,
+    bodyRateGraceMs,
+    onSlowBody: (req, socket) =>
+      logger.warn(
+        { address: socket.remoteAddress, url: req.url },
+        'closed a request whose body arrived too slowly',
+      ),
+  });
+  server.once('close', stopGuards);
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
     answerClientError(err, socket, render),
   );

@@ -1,3 +1,4 @@
 export { createTestDatabase, testDatabaseMode } from './test-database.js';
 export type { TestDatabase, TestDatabaseTarget } from './test-database.js';
 export { useFileFixture } from './file-fixture.js';
+export { TcpProxy } from './tcp-proxy.js';

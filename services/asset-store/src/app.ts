@@ -91,7 +91,7 @@ export type App = RequestListener;
  */
 export function createApp(deps: AppDeps): App {
   const { db, logger, config } = deps;
-  const { layout, attributes } = deps.storage;
+  const { layout, attributes, identities } = deps.storage;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -101,8 +101,14 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', expressTrustProxy(config.trust_proxy));
   app.use(requestLogging(logger, clientAddress));
   app.use(metrics.middleware);
-  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger });
-  const assets = new AssetService({ db, storage: deps.storage, logger, missingFiles: verifier });
+  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities });
+  const assets = new AssetService({
+    db,
+    storage: deps.storage,
+    logger,
+    missingFiles: verifier,
+    identities,
+  });
   const ingest = new IngestService({
     db,
     storage: deps.storage,
@@ -129,6 +135,7 @@ export function createApp(deps: AppDeps): App {
     layout,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
     cacheEnabled: config.enable_thumbnail_cache,
+    cacheMaxBytes: config.thumbnail_cache_max_bytes,
     logger,
   });
   // The API routers come first: each layer a request passes costs it path matching, and an

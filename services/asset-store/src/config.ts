@@ -9,6 +9,7 @@ export const configSchema = z.object({
   admin_token: z.string().min(1).optional(),
   api_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
+  thumbnail_cache_max_bytes: z.number().int().min(0).default(1_073_741_824),
   rebuild_error_threshold: z.number().int().min(0).default(10),
   verify_interval_hours: z.number().int().min(0).default(24),
   listen: listenAddress.default('127.0.0.1:8080'),
@@ -19,6 +20,8 @@ export const configSchema = z.object({
   max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
   max_json_bytes: z.number().int().min(1).default(16_777_216),
   trust_proxy: trustProxySetting.default(false),
+  max_connections_per_address: z.number().int().min(0).default(256),
+  min_body_bytes_per_second: z.number().int().min(0).default(1024),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -71,6 +71,8 @@ export const assetErrors = {
     new AppError(401, 'unauthorized', 'missing or invalid API token', {
       'WWW-Authenticate': 'Bearer',
     }),
+  /** The index's database does not answer now: 503 with `Retry-After`. */
+  databaseUnavailable: () => errors.databaseUnavailable(),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** Admin endpoints while no `admin_token` is configured. */

@@ -4,6 +4,7 @@ import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
 import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
+import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
@@ -34,10 +35,20 @@ async function main(): Promise<void> {
     logger,
     errorThreshold: config.rebuild_error_threshold,
   });
+  // Attribute writes a crash cut off before their change committed are undone first, so a
+  // rebuild (now or later) reads only acknowledged metadata from the files.
+  const realigned = await replayAttributeIntents({ db: index.db, storage, logger });
+  if (realigned > 0) logger.info({ realigned }, 'realigned attributes a crash left ahead');
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
   if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
-  const verifier = new Verifier({ db: index.db, layout, attributes, logger });
+  const verifier = new Verifier({
+    db: index.db,
+    layout,
+    attributes,
+    logger,
+    identities: storage.identities,
+  });
   const ownRenames = new OwnRenames();
   const app = createApp({
     verifier,
@@ -64,6 +75,8 @@ async function main(): Promise<void> {
     host,
     port,
     logger,
+    maxConnectionsPerAddress: config.max_connections_per_address,
+    minBodyBytesPerSecond: config.min_body_bytes_per_second,
     render: assetStoreError,
     // An admin scrub in flight ends with the files checked so far rather than holding the
     // drain; the worker's own checks stop too, and onClose waits for them.

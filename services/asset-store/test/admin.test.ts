@@ -21,7 +21,7 @@ beforeEach(async () => {
   for (const entry of fs.readdirSync(t.storageRoot)) {
     if (entry !== '.index') fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
   }
-  fs.mkdirSync(path.join(t.storageRoot, '.tmp'));
+  fs.mkdirSync(t.storage.layout.tmp, { recursive: true });
   fs.mkdirSync(path.join(t.storageRoot, '.meta'));
 });
 

@@ -49,9 +49,11 @@ export function storedFiles(t: TestApp): string[] {
     .sort();
 }
 
-/** What is left in `.tmp/`. */
+/** What is left in the app's staging folder under `.tmp/` (its lock aside). */
 export function tmpFiles(t: TestApp): string[] {
-  return fs.existsSync(t.storage.layout.tmp) ? fs.readdirSync(t.storage.layout.tmp) : [];
+  return fs.existsSync(t.storage.layout.tmp)
+    ? fs.readdirSync(t.storage.layout.tmp).filter((name) => name !== 'service.lock')
+    : [];
 }
 
 /** The `user.can.*` xattrs of a stored file, as texts. */

@@ -10,6 +10,14 @@ import {
 } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
 
+/** Staged uploads anywhere under `.tmp/` (every process stages in a folder of its own). */
+function stagedParts(root: string): string[] {
+  const tmp = path.join(root, '.tmp');
+  return fs
+    .readdirSync(tmp, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.part'));
+}
+
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');
 // Two starts of the whole service through tsx, and a few hundred ingests between them.
 const TIMEOUT_MS = 120_000;
@@ -65,7 +73,7 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\n\r\n` +
           'x'.repeat(100 * 1024),
       );
-      await waitUntil(() => Promise.resolve(fs.readdirSync(path.join(root, '.tmp')).length > 0));
+      await waitUntil(() => Promise.resolve(stagedParts(root).length > 0));
 
       const victim = sandbox.running;
       const { acknowledged } = await loadThenKill(victim, {
@@ -78,7 +86,7 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
 
       sandbox.running = spawnService(ENTRY, [config]);
       await waitUntilUp();
-      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual([]);
+      expect(stagedParts(root)).toEqual([]);
       for (const asset of acknowledged) {
         const download = await fetch(`${base}/api/v1/can/0/asset/${asset.hash}`);
         expect(download.status).toBe(200);

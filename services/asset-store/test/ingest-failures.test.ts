@@ -21,7 +21,7 @@ const nothingLeft = async () => {
 function appWith(attributes: AttributeStore, onServer: boolean) {
   return createApp({
     config: t.config,
-    storage: { layout: t.storage.layout, attributes },
+    storage: { ...t.storage, attributes },
     clock: Date.now,
     db: t.index.db,
     ping: t.index.ping,

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
@@ -7,14 +8,65 @@ import { openAssetStorage } from '../src/storage/asset-storage.js';
 import { ingestFile } from './asset-helpers.js';
 import { useTestApp } from './test-app.js';
 
+/** A staging folder locked by `owner`, holding one staged part; answers its path. */
+function stagingFolder(
+  tmp: string,
+  name: string,
+  owner: { pid: number; host: string; boot?: string },
+): string {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  fs.writeFileSync(
+    path.join(dir, 'service.lock'),
+    JSON.stringify({ boot: 'before-a-reboot', token: name, ...owner }),
+  );
+  fs.writeFileSync(path.join(dir, '1-a.part'), 'half');
+  return dir;
+}
+
+function bootId(): string {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 const t = useTestApp('storage_startup');
 
 describe('start-up', () => {
-  it('removes leftovers in .tmp and creates the dot-folders', async () => {
-    fs.writeFileSync(path.join(t.storage.layout.tmp, 'crashed.part'), 'half');
+  it('removes the staged uploads of a process that is gone, and creates the dot-folders', async () => {
+    const tmp = path.dirname(t.storage.layout.tmp);
+    const crashed = stagingFolder(tmp, 'crashed', { pid: 2 ** 31 - 1, host: os.hostname() });
+    const rebooted = stagingFolder(tmp, 'rebooted', { pid: process.pid, host: os.hostname() });
+    fs.writeFileSync(path.join(tmp, 'loose.part'), 'from an earlier version');
     const storage = await openAssetStorage(t.storageRoot, createLogger('t', 'silent'));
-    expect(fs.readdirSync(storage.layout.tmp)).toEqual([]);
+    expect(fs.existsSync(crashed)).toBe(false);
+    expect(fs.existsSync(rebooted)).toBe(false);
+    expect(fs.existsSync(path.join(tmp, 'loose.part'))).toBe(false);
+    expect(fs.readdirSync(storage.layout.tmp)).toEqual(['service.lock']);
     expect(fs.existsSync(storage.layout.meta)).toBe(true);
+  });
+
+  it('keeps the uploads another live instance on the same folder is staging', async () => {
+    const tmp = path.dirname(t.storage.layout.tmp);
+    const mine = path.join(t.storage.layout.tmp, 'in-flight.part');
+    fs.writeFileSync(mine, 'half');
+    const live = stagingFolder(tmp, 'live', {
+      pid: process.ppid,
+      host: os.hostname(),
+      boot: bootId(),
+    });
+    const remote = stagingFolder(tmp, 'remote', { pid: 1, host: 'another-host', boot: 'x' });
+    const fresh = path.join(tmp, 'fresh');
+    fs.mkdirSync(fresh);
+    await openAssetStorage(t.storageRoot, createLogger('t', 'silent'));
+    expect(fs.readFileSync(mine, 'utf8')).toBe('half');
+    expect(fs.existsSync(path.join(live, '1-a.part'))).toBe(true);
+    expect(fs.existsSync(path.join(remote, '1-a.part'))).toBe(true);
+    expect(fs.existsSync(fresh)).toBe(true);
+    await ingestFile(t.app, 'still works', 'a.txt');
+    fs.rmSync(mine);
   });
 
   it('never reuses a timestamp after a restart, even when the clock went back', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase, useFileFixture } from '@svc/testing';
+import { createTestDatabase, useFileFixture, type TcpProxy } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
@@ -21,11 +21,13 @@ export interface TestApp {
 
 /**
  * Builds an app on a fresh database and an empty storage root: a temporary folder, or the
- * `storage_root` given (which the test then owns).
+ * `storage_root` given (which the test then owns). With `proxy`, a server database is
+ * reached through it.
  */
 export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
+  options: { proxy?: TcpProxy } = {},
 ): Promise<TestApp> {
   const given = typeof overrides.storage_root === 'string' ? overrides.storage_root : undefined;
   const storageRoot = given ?? fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
@@ -33,7 +35,13 @@ export async function createTestApp(
     configSchema.parse({ storage_root: storageRoot, log_level: 'silent', ...overrides }),
   );
   const testDb = await createTestDatabase(`asset_${label}`);
-  const index = await openIndex(testDb.target);
+  const { target } = testDb;
+  // Through a proxy the test can cut, to play a database outage.
+  const proxied =
+    options.proxy && target.kind === 'postgres'
+      ? { ...target, url: options.proxy.rewrite(target.url) }
+      : target;
+  const index = await openIndex(proxied);
   const logger = createLogger('asset-store-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const storage = await openAssetStorage(storageRoot, logger);
   const app = createApp({

@@ -11,6 +11,7 @@ import {
   sharpRenderer,
   type ThumbnailRenderer,
 } from '../src/thumbnails/thumbnail.renderer.js';
+import { tmpFiles } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -336,7 +337,7 @@ describe('the thumbnail cache', () => {
     const second = await thumb(app, row.hash, 64, 32).expect(200);
     expect(second.body).toEqual(first.body);
     expect(renders).toBe(1);
-    expect(fs.readdirSync(path.join(t.storageRoot, '.tmp'))).toEqual([]);
+    expect(tmpFiles(t)).toEqual([]);
   });
 
   it('writes nothing when the cache is disabled', async () => {
@@ -449,5 +450,38 @@ describe('thumbnail errors', () => {
     await request(app)
       .post(thumbUrl('a'.repeat(64), 10, 10))
       .expect(405);
+  });
+});
+
+describe('the thumbnail cache bound', () => {
+  /** Bytes under `.thumbs/` now. */
+  function cachedBytes(): number {
+    const dir = path.join(t.storageRoot, '.thumbs');
+    if (!fs.existsSync(dir)) return 0;
+    return fs.readdirSync(dir).reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
+  }
+
+  it('keeps .thumbs within thumbnail_cache_max_bytes, removing the least recently used', async () => {
+    fs.rmSync(path.join(t.storageRoot, '.thumbs'), { recursive: true, force: true });
+    const { row } = await storeAsset(t, await solid(200, 200).jpeg().toBuffer(), {
+      mime_type: 'image/jpeg',
+      ext: 'jpg',
+    });
+    const one = (await thumb(app, row.hash, 40, 40).expect(200)).body as Buffer;
+    // Room for about four thumbnails of this size.
+    const bounded = appWith({ thumbnail_cache_max_bytes: one.length * 4 + 100 });
+    const file = (w: number) => path.join(t.storageRoot, '.thumbs', `${row.hash}_${w}x40.jpg`);
+    for (let w = 30; w < 60; w++) {
+      await thumb(bounded, row.hash, w, 40).expect(200);
+      // The first box stays in use, so it is never the least recently used.
+      await thumb(bounded, row.hash, 30, 40).expect(200);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100 + 2_000);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100);
+    expect(fs.existsSync(file(30))).toBe(true);
+    expect(fs.existsSync(file(59))).toBe(true);
+    expect(fs.existsSync(file(31))).toBe(false);
   });
 });

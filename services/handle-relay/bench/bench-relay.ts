@@ -33,7 +33,15 @@ export async function startBenchRelay(): Promise<BenchRelay> {
   );
   const logger = createLogger('handle-relay-bench', 'silent');
   const relay = await createRelayRuntime({ config, store, logger, now: Date.now });
-  const app = createApp({ config, db: store.db, logger, version: 'bench', now: Date.now, relay });
+  const app = createApp({
+    config,
+    db: store.db,
+    ping: store.ping,
+    logger,
+    version: 'bench',
+    now: Date.now,
+    relay,
+  });
   return {
     app,
     relay,

@@ -41,6 +41,8 @@ import { WebFingerService } from './webfinger/webfinger.service.js';
 export interface AppDeps {
   config: Config;
   db: Kysely<Database>;
+  /** True when the database answers: health reflects it. */
+  ping: () => Promise<boolean>;
   logger: Logger;
   version: string;
   /** Server clock in epoch milliseconds; injected so tests can move time. */
@@ -100,7 +102,7 @@ export function createApp(deps: AppDeps): App {
     .route('/metrics')
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
-  app.use(healthRoutes({ server: config.server, version: deps.version }));
+  app.use(healthRoutes({ server: config.server, version: deps.version, ping: deps.ping }));
   app.use(openApiRoutes(deps.version, openApiFeatures));
   app.post(
     '/v1/register',

@@ -32,6 +32,8 @@ export const configSchema = z.object({
   push_allow_private_endpoints: z.boolean().default(false),
   rate_limit_per_minute: z.number().int().min(0).default(600),
   trust_proxy: trustProxySetting.default(false),
+  max_connections_per_address: z.number().int().min(0).default(256),
+  min_body_bytes_per_second: z.number().int().min(0).default(1024),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

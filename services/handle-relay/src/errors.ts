@@ -74,6 +74,8 @@ export const relayErrors = {
     errors.badRequest(`${from} must be a non-negative integer`),
   /** 400: a push endpoint the relay will not call (see `endpointProblem`). */
   unsafeEndpoint: (problem: string) => errors.badRequest(problem),
+  /** 503 from `GET /v1/healthz` while the database does not answer. */
+  databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** 503 for work that arrives once shutdown began. */
   shuttingDown: () => errors.unavailable('the server is shutting down'),
   /** 501 for the message-bus callout stub. */

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
   const app = createApp({
     config,
     db: store.db,
+    ping: store.ping,
     logger,
     version: readVersion(),
     now,
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     host,
     port,
     logger,
+    maxConnectionsPerAddress: config.max_connections_per_address,
+    minBodyBytesPerSecond: config.min_body_bytes_per_second,
     render: handleRelayError,
     // Open streams never finish on their own: end them so the drain can complete.
     beforeDrain: () => relay.closeStreams(),

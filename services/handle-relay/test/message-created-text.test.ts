@@ -65,7 +65,15 @@ describe('messages stored before created_text existed', () => {
     });
     const logger = createLogger('handle-relay-test', 'silent');
     relay = await createRelayRuntime({ config, store, logger, now: Date.now });
-    const app = createApp({ config, db: store.db, logger, version: '0.1.0', now: Date.now, relay });
+    const app = createApp({
+      config,
+      db: store.db,
+      ping: store.ping,
+      logger,
+      version: '0.1.0',
+      now: Date.now,
+      relay,
+    });
     const auth = signedAuthValue(keys.secretKey, authLines.inbox('old-timer', 0));
     const res = await request(app).get('/v1/inbox/old-timer').set('X-ID-Auth', auth).expect(200);
     const first = Number((res.body as { messages: { seq: number }[] }).messages[0]?.seq);

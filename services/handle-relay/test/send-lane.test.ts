@@ -148,6 +148,29 @@ describe('POST /v1/messages ahead of Express', () => {
     expect(await storedEnvelopes()).toEqual([...before, '"gzipped"', '"utf-8"']);
   });
 
+  it.each([LANE, EXPRESS])(
+    'refuses an envelope holding bytes that are not UTF-8 with 400 naming the field (%s)',
+    async (path) => {
+      const before = await storedEnvelopes();
+      const body = Buffer.concat([
+        Buffer.from(`{"to":"${bob.handle}","envelope":{"ct":"ab`),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}}'),
+      ]);
+      expect(
+        await rawPost(
+          path,
+          ['Content-Type: application/json', `Content-Length: ${body.length}`],
+          body,
+        ),
+      ).toEqual([
+        400,
+        { error: { code: 'bad_request', message: 'invalid envelope.ct: not valid UTF-8' } },
+      ]);
+      expect(await storedEnvelopes()).toEqual(before);
+    },
+  );
+
   it('echoes the request id and counts the send under its route in /metrics', async () => {
     const res = await request(t.app)
       .post(LANE)

@@ -327,6 +327,7 @@ describeServer('two instances on one database', () => {
     const other = createApp({
       config: t.config,
       db: store.db,
+      ping: store.ping,
       logger,
       version: '0.1.0',
       now: Date.now,

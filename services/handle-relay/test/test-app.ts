@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase, useFileFixture } from '@svc/testing';
+import { createTestDatabase, useFileFixture, type TcpProxy } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
@@ -31,6 +31,8 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Stream keep-alive interval (the contract's 15 s is too slow for a test). */
   pingIntervalMs?: number;
+  /** Reach a server database through this proxy, which the test can cut (an outage). */
+  proxy?: TcpProxy;
 }
 
 /**
@@ -53,7 +55,12 @@ export async function createTestApp(
     }),
   );
   const testDb = await createTestDatabase(`relay_${label}`);
-  const store = await openStore(testDb.target);
+  const { target } = testDb;
+  const proxied =
+    options.proxy && target.kind === 'postgres'
+      ? { ...target, url: options.proxy.rewrite(target.url) }
+      : target;
+  const store = await openStore(proxied);
   const clock: TestApp['clock'] = { offsetMs: 0 };
   const logger = createLogger('handle-relay-test', 'silent');
   const now = () => clock.fixedMs ?? Date.now() + clock.offsetMs;
@@ -64,7 +71,15 @@ export async function createTestApp(
     now,
     pingIntervalMs: options.pingIntervalMs,
   });
-  const app = createApp({ config, db: store.db, logger, version: '0.1.0', now, relay });
+  const app = createApp({
+    config,
+    db: store.db,
+    ping: store.ping,
+    logger,
+    version: '0.1.0',
+    now,
+    relay,
+  });
   return {
     app,
     config,

@@ -147,7 +147,10 @@ export const assetOpenApi: OpenApiFeature = {
                 type: 'object',
                 required: ['data'],
                 properties: {
-                  data: { description: 'Any JSON value; stored as JSON.stringify(data, null, 2).' },
+                  data: {
+                    description:
+                      'Any JSON value; stored as JSON.stringify(data, null, 2), numbers with the digits sent.',
+                  },
                   ...ingestFields,
                 },
               },

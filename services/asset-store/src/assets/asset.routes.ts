@@ -1,5 +1,5 @@
 import { methodNotAllowed, success } from '@svc/envelope';
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { assetErrors } from '../errors.js';
 import { parseHash, parseInput } from '../validation.js';
 import { sendAsset } from './asset-download.js';
@@ -7,6 +7,7 @@ import { patchSchema } from './asset.schemas.js';
 import type { AssetService } from './asset.service.js';
 import type { IngestHandler } from './ingest.handler.js';
 import type { IngestService } from './ingest.service.js';
+import { jsonBody } from './json-body.js';
 
 /** What the asset routes call. */
 export interface AssetRoutesDeps {
@@ -20,7 +21,8 @@ export interface AssetRoutesDeps {
 /** Ingest, download, metadata, PATCH, trash and restore, under `/api/v1/can/0`. */
 export function assetRoutes(deps: AssetRoutesDeps): Router {
   const router = Router();
-  const json = express.json({ limit: deps.maxJsonBytes, type: () => true, strict: false });
+  const json = jsonBody(deps.maxJsonBytes);
+  const losslessJson = jsonBody(deps.maxJsonBytes, { lossless: true });
 
   router
     .route('/ingest')
@@ -32,7 +34,7 @@ export function assetRoutes(deps: AssetRoutesDeps): Router {
 
   router
     .route('/ingest/data')
-    .post(json, async (req, res) => {
+    .post(losslessJson, async (req, res) => {
       res.json(success(await deps.ingest.ingestData(req.body)));
     })
     .all(methodNotAllowed(['POST']));

@@ -1,11 +1,13 @@
+import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
+import type { FileIdentities } from '../storage/file-identities.js';
 import { toAbsolutePath } from '../storage/layout.js';
-import { attributesFromRow, toAssetRecord, type AssetRecord } from './asset.model.js';
+import { toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
   findAssetByHash,
   findAssetByHashForUpdate,
@@ -14,6 +16,8 @@ import {
 } from './asset.repository.js';
 import type { AssetPatch } from './asset.schemas.js';
 import type { AssetRow, AssetRowUpdate } from './asset.table.js';
+import { deleteAttributeIntent, insertAttributeIntent } from './attribute-intent.repository.js';
+import { realignAttributes, writeRowAttributes } from './attribute-intents.js';
 
 /** What reading and changing assets needs from outside. */
 export interface AssetServiceDeps {
@@ -22,12 +26,16 @@ export interface AssetServiceDeps {
   logger: Pick<Logger, 'warn'>;
   /** Told when a reader finds an asset's file gone (the verifier, in the app). */
   missingFiles: MissingFileReporter;
+  /** Identities of files verified intact (`FileIdentities`), shared with the verifier. */
+  identities: FileIdentities;
 }
 
 /** The port a reader reports a vanished file through, so the asset gets flagged corrupted. */
 export interface MissingFileReporter {
   /** Flags the asset when its file is really gone; a file that is back is left alone. */
   flagIfMissing(row: AssetRow): Promise<void>;
+  /** Hashes the file now (flagging it when it no longer matches); what it found. */
+  verifyAsset(row: AssetRow, lane: 'read'): Promise<'ok' | 'mismatch' | 'missing'>;
 }
 
 /** An asset whose file is there to be served. */
@@ -65,13 +73,21 @@ export class AssetService {
     const row = await findAssetByHash(this.deps.db, hash);
     if (!row) throw assetErrors.notFound();
     const absolutePath = toAbsolutePath(this.deps.storage.layout, row.path);
-    let size: number;
+    let stat: Stats;
     try {
-      size = (await fs.stat(absolutePath)).size;
+      stat = await fs.stat(absolutePath);
     } catch (err) {
       throw await this.#explainGone(hash, err);
     }
     if (row.is_corrupted) throw assetErrors.corrupted();
+    // A file changed since it was verified (or never verified by this process) is hashed
+    // before a byte is served: never altered bytes under the original ETag.
+    if (!this.deps.identities.matches(absolutePath, stat)) {
+      const state = await this.deps.missingFiles.verifyAsset(row, 'read');
+      if (state === 'missing') throw assetErrors.missingFile();
+      if (state !== 'ok') throw assetErrors.corrupted();
+    }
+    const size = stat.size;
     return {
       record: toAssetRecord(row),
       absolutePath,
@@ -127,25 +143,33 @@ export class AssetService {
     await this.change(hash, { is_trashed: false });
   }
 
+  /**
+   * Row and attributes change in one transaction, the attributes written (and flushed)
+   * before it commits. An intent committed first, and deleted with the change, covers a
+   * crash in between: the start finds it and writes the row's metadata back to the file
+   * (`replayAttributeIntents`), so the attributes never stay ahead of what was acknowledged.
+   */
   private async change(hash: string, changes: AssetRowUpdate): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
-      const current = await findAssetByHashForUpdate(trx, hash);
-      if (!current) throw assetErrors.notFound();
-      if (Object.keys(changes).length === 0) return;
-      const updated = await updateAsset(trx, hash, changes);
-      await this.writeAttributes(updated ?? current);
-    });
-  }
-
-  private async writeAttributes(row: AssetRow): Promise<void> {
-    const file = toAbsolutePath(this.deps.storage.layout, row.path);
+    if (Object.keys(changes).length === 0) {
+      if (!(await findAssetByHash(this.deps.db, hash))) throw assetErrors.notFound();
+      return;
+    }
+    const intent = await insertAttributeIntent(this.deps.db, hash);
     try {
-      await this.deps.storage.attributes.write(file, attributesFromRow(row));
+      await this.deps.db.transaction().execute(async (trx) => {
+        const current = await findAssetByHashForUpdate(trx, hash);
+        if (!current) throw assetErrors.notFound();
+        const updated = await updateAsset(trx, hash, changes);
+        await writeRowAttributes(this.deps, updated ?? current);
+        await deleteAttributeIntent(trx, intent);
+      });
     } catch (err) {
-      // A missing file cannot carry attributes; the row still records the change, and
-      // the verifier reports the file as gone.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      this.deps.logger.warn({ hash: row.hash }, 'asset file missing; attributes not written');
+      // Rolled back: the attributes may be ahead of the row. Put them back now; failing
+      // that, the intent stays for the next start.
+      await realignAttributes(this.deps, hash, intent).catch((realignErr: unknown) =>
+        this.deps.logger.warn({ err: realignErr, hash }, 'attributes left for the next start'),
+      );
+      throw err;
     }
   }
 }

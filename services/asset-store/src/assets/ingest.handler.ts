@@ -55,6 +55,8 @@ export function ingestHandler(deps: IngestHandlerDeps): IngestHandler {
     },
     highWaterMark: STREAM_CHUNK,
     fileHwm: STREAM_CHUNK,
+    // Text fields as their bytes, decoded strictly by the ingest (`decodeFormText`).
+    defCharset: 'latin1',
   } as multer.Options).single('file');
   const parse = promisify(upload) as (req: Request, res: Response) => Promise<void>;
   return async (req, res) => {

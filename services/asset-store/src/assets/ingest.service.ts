@@ -10,6 +10,8 @@ import type { AssetAttributes } from '../storage/attributes.js';
 import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
 import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
+import { decodeFormText } from './form-text.js';
+import { indentLossless, plainNumbers } from './json-numbers.js';
 import { parseInput } from '../validation.js';
 import { rowFromAttributes } from './asset.model.js';
 import {
@@ -67,7 +69,7 @@ export class IngestService {
     let fields: FileIngestFields;
     let mimeType: string;
     try {
-      fields = parseInput(fileIngestFieldsSchema, form, 'form');
+      fields = parseInput(fileIngestFieldsSchema, decodeFormText(form), 'form');
       if (fields.sha256 !== undefined && fields.sha256 !== upload.staged.sha256) {
         throw assetErrors.digestMismatch();
       }
@@ -90,13 +92,16 @@ export class IngestService {
     return this.commit(upload.staged, fields, mimeType, ext);
   }
 
-  /** `POST /ingest/data`: a JSON body holding `data` and the same metadata fields. */
+  /**
+   * `POST /ingest/data`: a JSON body holding `data` and the same metadata fields, read with
+   * its numbers lossless (`jsonBody`), so `data` is stored with the digits sent.
+   */
   async ingestData(body: unknown): Promise<IngestResult> {
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !('data' in body)) {
       throw assetErrors.missingData();
     }
     const { data, ...rest } = body;
-    const fields = parseInput(ingestFieldsSchema, rest, 'body');
+    const fields = parseInput(ingestFieldsSchema, plainNumbers(rest), 'body');
     const mimeType = fields.mime_type ?? 'application/json';
     const ext = mime.extension(mimeType) || 'json';
     const content = indentedJson(data);
@@ -150,13 +155,13 @@ export class IngestService {
 }
 
 /**
- * The stored text of a data ingest. JSON.parse takes nesting deeper than JSON.stringify can
- * recurse into, and indenting deep values can outgrow the longest string V8 makes: both
- * throw a RangeError, which is the client's input rather than a fault of the service.
+ * The stored text of a data ingest. Nesting deeper than the writer can recurse into, and
+ * indenting values past the longest string V8 makes, throw a RangeError: the client's input
+ * rather than a fault of the service.
  */
 function indentedJson(data: unknown): Buffer {
   try {
-    return Buffer.from(JSON.stringify(data, null, 2), 'utf8');
+    return Buffer.from(indentLossless(data), 'utf8');
   } catch (err) {
     if (err instanceof RangeError) throw assetErrors.unstorableData();
     throw err;

@@ -3,12 +3,14 @@ import { databaseTarget, openMigrated, type DatabaseHandle } from '@svc/database
 import type { DatabaseTarget } from '@svc/database';
 import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
+import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
 
 /** The asset-store schema as Kysely sees it. */
 export interface Database {
   asset: AssetTable;
   asset_tag: AssetTagTable;
+  attribute_intent: AttributeIntentTable;
 }
 
 /** The one Postgres schema this service owns. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AssetFiles } from './asset-files.js';
 import type { AssetStorage } from './asset-storage.js';
 import type { AssetAttributes, AttributeStore } from './attributes.js';
+import { FileIdentities } from './file-identities.js';
 import { storageLayout } from './layout.js';
 import { OwnRenames } from './own-renames.js';
 
@@ -39,7 +40,7 @@ let attributes: MemoryAttributes;
 beforeEach(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-files-'));
   attributes = new MemoryAttributes();
-  storage = { layout: storageLayout(root), attributes };
+  storage = { layout: storageLayout(root), attributes, identities: new FileIdentities() };
   fs.mkdirSync(storage.layout.tmp, { recursive: true });
 });
 afterEach(() => fs.rmSync(root, { recursive: true, force: true }));

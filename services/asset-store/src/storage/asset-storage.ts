@@ -1,41 +1,103 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
+import { lockFolder } from '@svc/database';
 import type { Logger } from 'pino';
 import type { AttributeStore } from './attributes.js';
 import { createAttributeStore } from './fallback-attribute-store.js';
+import { FileIdentities } from './file-identities.js';
 import { storageLayout, type StorageLayout } from './layout.js';
 
 /** The storage root as the app uses it: where things are, and the attribute port. */
 export interface AssetStorage {
+  /** `tmp` is this process's own staging folder, inside `.tmp/`. */
   layout: StorageLayout;
   attributes: AttributeStore;
+  /** Identities of files verified intact, checked by readers before serving. */
+  identities: FileIdentities;
 }
 
 /**
- * Prepares `storage_root` for serving: creates it and its dot-folders, and removes what a
- * crash left in `.tmp/` (never acknowledged, so never an asset).
+ * A staging folder that has no lock yet is its new owner's for this long: the owner creates
+ * the folder and locks it within moments.
+ */
+const UNLOCKED_GRACE_MS = 60_000;
+
+/**
+ * Prepares `storage_root` for serving: creates it and its dot-folders, takes a staging
+ * folder of its own under `.tmp/` (locked with this process's pid, host and boot id), and
+ * removes only what is provably abandoned there (see `sweepTmp`). Another process on the
+ * same storage root keeps its uploads in flight.
  */
 export async function openAssetStorage(
   storageRoot: string,
   logger: Pick<Logger, 'warn' | 'info'>,
 ): Promise<AssetStorage> {
-  const layout = storageLayout(storageRoot);
-  await fs.mkdir(layout.root, { recursive: true });
-  const swept = await sweepTmp(layout);
+  const shared = storageLayout(storageRoot);
+  await fs.mkdir(shared.tmp, { recursive: true });
+  const own = path.join(shared.tmp, `${process.pid}-${randomBytes(6).toString('hex')}`);
+  await fs.mkdir(own);
+  lockFolder(own);
+  const { swept, kept } = await sweepTmp(shared.tmp);
   if (swept > 0) logger.info({ swept }, 'removed unfinished uploads from .tmp');
-  await fs.mkdir(layout.tmp, { recursive: true });
-  await fs.mkdir(layout.meta, { recursive: true });
-  return { layout, attributes: await createAttributeStore(layout.meta, logger) };
+  if (kept.length > 0) {
+    logger.warn(
+      { kept },
+      'kept staging folders of processes that may still run (delete those whose process is gone)',
+    );
+  }
+  await fs.mkdir(shared.meta, { recursive: true });
+  const layout = { ...shared, tmp: own };
+  const attributes = await createAttributeStore(shared.meta, logger);
+  return { layout, attributes, identities: new FileIdentities() };
 }
 
-/** Empties `.tmp/`; returns how many entries were removed. */
-export async function sweepTmp(layout: StorageLayout): Promise<number> {
-  let entries: string[];
+/**
+ * Removes from `.tmp/` what is provably abandoned: a loose file (only an earlier version
+ * staged there), and a staging folder whose owner is gone, as its lock says (a process
+ * on this host that no longer runs, or ran before a reboot); a folder with no lock once
+ * the grace for its owner to take it has passed. A folder a live process holds, or one
+ * locked on another host (which cannot be checked from here), is kept and named.
+ */
+export async function sweepTmp(tmp: string): Promise<{ swept: number; kept: string[] }> {
+  let swept = 0;
+  const kept: string[] = [];
+  let entries;
   try {
-    entries = await fs.readdir(layout.tmp);
+    entries = await fs.readdir(tmp, { withFileTypes: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { swept, kept };
     throw err;
   }
-  await fs.rm(layout.tmp, { recursive: true, force: true });
-  return entries.length;
+  for (const entry of entries) {
+    const full = path.join(tmp, entry.name);
+    if (!entry.isDirectory()) {
+      await fs.rm(full, { force: true });
+      swept++;
+    } else if (await isAbandoned(full)) {
+      await fs.rm(full, { recursive: true, force: true });
+      swept++;
+    } else {
+      kept.push(entry.name);
+    }
+  }
+  return { swept, kept };
+}
+
+async function isAbandoned(dir: string): Promise<boolean> {
+  const locked = await fs
+    .access(path.join(dir, 'service.lock'))
+    .then(() => true)
+    .catch(() => false);
+  if (!locked) {
+    const { mtimeMs } = await fs.stat(dir);
+    return Date.now() - mtimeMs > UNLOCKED_GRACE_MS;
+  }
+  try {
+    // Taken over only when its holder is provably gone; then it is ours to remove.
+    lockFolder(dir);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -7,6 +7,7 @@ import { Limiter } from '../concurrency/limiter.js';
 import { SingleFlight } from '../concurrency/single-flight.js';
 import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import { placeholderSvg } from './placeholder.js';
+import { ThumbnailCacheBound } from './thumbnail.cache-bound.js';
 import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
 import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
 
@@ -31,6 +32,8 @@ export interface ThumbnailDeps {
   layout: StorageLayout;
   renderer: ThumbnailRenderer;
   cacheEnabled: boolean;
+  /** The cache's bound on disk (`thumbnail_cache_max_bytes`), least recently used evicted. */
+  cacheMaxBytes: number;
   logger: Pick<Logger, 'warn'>;
   /** Resizes at once; defaults to the number of cores. */
   concurrency?: number;
@@ -47,8 +50,10 @@ function extensionOf(filename: string): string {
 export class ThumbnailService {
   readonly #flights = new SingleFlight<string, Buffer | undefined>();
   readonly #limiter: Limiter;
+  readonly #bound: ThumbnailCacheBound;
 
   constructor(private readonly deps: ThumbnailDeps) {
+    this.#bound = new ThumbnailCacheBound(deps.layout.thumbs, deps.cacheMaxBytes);
     this.#limiter = new Limiter(deps.concurrency ?? Math.max(1, os.availableParallelism()));
   }
 
@@ -69,13 +74,17 @@ export class ThumbnailService {
   async #cachedOrRendered(file: string, cached: string, box: Box): Promise<Buffer | undefined> {
     if (this.deps.cacheEnabled) {
       const hit = await readCachedThumbnail(cached);
-      if (hit) return hit;
+      if (hit) {
+        await this.#bound.used(cached, hit.length);
+        return hit;
+      }
     }
     const jpeg = await this.#limiter.run(() => this.deps.renderer.render(file, box));
-    if (jpeg && this.deps.cacheEnabled) {
+    if (jpeg && this.deps.cacheEnabled && this.#bound.fits(jpeg.length)) {
       // A cache that cannot be written costs speed, not correctness: serve the bytes anyway.
-      await writeCachedThumbnail(this.deps.layout, cached, jpeg).catch((err: unknown) =>
-        this.deps.logger.warn({ err }, 'could not cache thumbnail'),
+      await writeCachedThumbnail(this.deps.layout, cached, jpeg).then(
+        () => this.#bound.added(cached, jpeg.length),
+        (err: unknown) => this.deps.logger.warn({ err }, 'could not cache thumbnail'),
       );
     }
     return jpeg;

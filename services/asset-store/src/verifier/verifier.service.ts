@@ -14,6 +14,7 @@ import {
   toAbsolutePath,
   type StorageLayout,
 } from '../storage/layout.js';
+import type { FileIdentities } from '../storage/file-identities.js';
 import { checkFile, checkFileWithDigest, type FileState } from './file-check.js';
 import {
   fillContentSha256,
@@ -36,6 +37,8 @@ export interface VerifierDeps {
   layout: StorageLayout;
   attributes: AttributeStore;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Identities of files found intact, for readers to check theirs against. */
+  identities?: FileIdentities;
   /** Files a scrub hashes at once; bounded so a scrub does not starve requests. */
   concurrency?: number;
 }
@@ -50,6 +53,8 @@ export class Verifier {
   /** Full scrubs; changed files get a lane of their own so a long scrub never delays them. */
   readonly #scrubLane: Limiter;
   readonly #changeLane = new Limiter(1);
+  /** Downloads waiting on a check: a lane of their own, so a scrub never delays them. */
+  readonly #readLane = new Limiter(4);
   readonly #stopping = new AbortController();
 
   constructor(private readonly deps: VerifierDeps) {
@@ -66,22 +71,16 @@ export class Verifier {
   }
 
   /** Checks one indexed asset and fixes its flag; returns what the file looks like. */
-  async verifyAsset(row: AssetRow, lane: 'scrub' | 'change' = 'change'): Promise<FileState> {
+  async verifyAsset(
+    row: AssetRow,
+    lane: 'scrub' | 'change' | 'read' = 'change',
+  ): Promise<FileState> {
     const file = toAbsolutePath(this.deps.layout, row.path);
-    const limiter = lane === 'scrub' ? this.#scrubLane : this.#changeLane;
+    const limiter =
+      lane === 'scrub' ? this.#scrubLane : lane === 'read' ? this.#readLane : this.#changeLane;
     const { signal } = this.#stopping;
-    const inspect = () => limiter.run(() => checkFile(file, row.timestamp, row.hash, signal));
-    let state: FileState;
-    if (row.content_sha256 === null) {
-      // Stored before digests were kept: the read that checks the file also gives its digest.
-      const found = await limiter.run(() =>
-        checkFileWithDigest(file, row.timestamp, row.hash, signal),
-      );
-      state = found.state;
-      if (found.sha256 !== undefined) await this.#fillDigest(row.hash, file, found.sha256);
-    } else {
-      state = await inspect();
-    }
+    const inspect = () => limiter.run(() => this.#check(file, row, signal));
+    const state = await inspect();
     const corrupt = state !== 'ok';
     if (corrupt === row.is_corrupted) return state;
     // A file caught mid-replace can look wrong once: act only on a finding seen twice.
@@ -89,6 +88,33 @@ export class Verifier {
     if (again !== state) return again;
     await this.#flag(row.hash, file, state);
     return state;
+  }
+
+  /**
+   * Hashes the file; an intact one's identity is recorded, when it did not change while
+   * it was read (the `stat`s before and after agree), for readers to check against.
+   */
+  async #check(file: string, row: AssetRow, signal: AbortSignal): Promise<FileState> {
+    const identities = this.deps.identities;
+    const before = identities && (await fs.promises.stat(file).catch(() => undefined));
+    const state = await this.#read(file, row, signal);
+    if (!identities) return state;
+    if (state !== 'ok' || !before) {
+      identities.forget(file);
+      return state;
+    }
+    identities.record(file, before);
+    const after = await fs.promises.stat(file).catch(() => undefined);
+    if (!after || !identities.matches(file, after)) identities.forget(file);
+    return state;
+  }
+
+  /** Hashes the file; one stored before digests were kept gets its digest from the same read. */
+  async #read(file: string, row: AssetRow, signal: AbortSignal): Promise<FileState> {
+    if (row.content_sha256 !== null) return checkFile(file, row.timestamp, row.hash, signal);
+    const found = await checkFileWithDigest(file, row.timestamp, row.hash, signal);
+    if (found.sha256 !== undefined) await this.#fillDigest(row.hash, file, found.sha256);
+    return found.state;
   }
 
   /**

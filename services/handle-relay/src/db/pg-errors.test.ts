@@ -29,11 +29,24 @@ describe('fromDatabaseError', () => {
 
   it.each([
     ['a missing table', pgError('42P01')],
-    ['a lost connection', pgError('57P01')],
     ['an error without a code', new Error('boom')],
     ['a numeric code', Object.assign(new Error('x'), { code: 23505 })],
     ['null', null],
   ])('leaves %s unmapped, so it becomes a 500', (_label, value) => {
     expect(fromDatabaseError(value)).toBeUndefined();
+  });
+
+  it.each([
+    ['an admin shutdown', pgError('57P01')],
+    ['a server that cannot accept now', pgError('57P03')],
+    [
+      'a refused connection',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    ],
+    ['a session that died', new Error('Connection terminated unexpectedly')],
+  ])('answers %s with 503 and Retry-After', (_label, value) => {
+    const answer = fromDatabaseError(value);
+    expect(answer?.status).toBe(503);
+    expect(answer?.headers).toEqual({ 'Retry-After': '5' });
   });
 });

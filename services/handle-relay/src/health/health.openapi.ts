@@ -1,11 +1,11 @@
-import { jsonResponse, type OpenApiFeature } from '../openapi/openapi-types.js';
+import { errorResponse, jsonResponse, type OpenApiFeature } from '../openapi/openapi-types.js';
 
-/** Liveness. */
+/** Liveness, reflecting the database. */
 export const healthOpenApi: OpenApiFeature = {
   paths: {
     '/v1/healthz': {
       get: {
-        summary: 'Liveness with server name and version',
+        summary: 'Health with server name and version: 503 while the database is unreachable',
         responses: {
           '200': jsonResponse('Alive', {
             type: 'object',
@@ -17,6 +17,7 @@ export const healthOpenApi: OpenApiFeature = {
               version: { type: 'string' },
             },
           }),
+          '503': errorResponse('The database is unreachable'),
         },
       },
     },

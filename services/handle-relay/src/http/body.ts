@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { readBodyBytes, readBodyText } from '@svc/envelope';
+import { decodeJsonUtf8, readBodyBytes, readBodyText } from '@svc/envelope';
 import { relayErrors } from '../errors.js';
 
 /** A JSON body as parsed, with the text it was parsed from (byte order mark dropped). */
@@ -16,11 +16,12 @@ export function readBytes(req: IncomingMessage, limit: number): Promise<Buffer |
   return readBodyBytes(req, { limit });
 }
 
-/** Parses a raw body as JSON: `undefined` when empty, 400 when malformed. */
+/** Parses a raw body as JSON: `undefined` when empty, 400 when malformed or not UTF-8. */
 export function parseJsonBody(body: Buffer | undefined): unknown {
   if (body === undefined || body.length === 0) return undefined;
+  const text = decodeJsonUtf8(body);
   try {
-    return JSON.parse(body.toString('utf8')) as unknown;
+    return JSON.parse(text) as unknown;
   } catch {
     throw relayErrors.malformedJson();
   }

@@ -6,6 +6,7 @@ import * as coveringFilterIndexes from './20261121200200_covering_filter_indexes
 import * as hashPrefixWithTimestamp from './20261121200400_hash_prefix_with_timestamp.js';
 import * as assetTagIndex from './20261122100000_asset_tag_index.js';
 import * as contentSha256 from './20261126150000_content_sha256.js';
+import * as attributeIntent from './20261126160000_attribute_intent.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261121200400_hash_prefix_with_timestamp': hashPrefixWithTimestamp,
   '20261122100000_asset_tag_index': assetTagIndex,
   '20261126150000_content_sha256': contentSha256,
+  '20261126160000_attribute_intent': attributeIntent,
 };

@@ -1,0 +1,87 @@
+import { createLogger } from '@svc/envelope';
+import { sql } from 'kysely';
+import request from 'supertest';
+import { createApp } from '../src/app.js';
+import { toAssetAttributes, toAssetRecord } from '../src/assets/asset.model.js';
+import { insertAttributeIntent } from '../src/assets/attribute-intent.repository.js';
+import { replayAttributeIntents } from '../src/assets/attribute-intents.js';
+import type { AttributeStore } from '../src/storage/attributes.js';
+import { storeAsset } from './factories.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp('attribute_intents');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const BASE = '/api/v1/can/0';
+const logger = createLogger('t', 'silent');
+
+async function intentCount(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from asset_store.attribute_intent
+  `.execute(t.index.db);
+  return rows[0]!.n;
+}
+
+describe('attributes after a crash during PATCH, trash or restore', () => {
+  it('a change leaves no intent behind once it commits', async () => {
+    const { row } = await storeAsset(t, 'plain', { tags: ['a'] });
+    await request(t.app)
+      .patch(`${BASE}/asset/${row.hash}`)
+      .send({ tags: ['b'] })
+      .expect(200);
+    await request(t.app).delete(`${BASE}/asset/${row.hash}`).expect(200);
+    await request(t.app).post(`${BASE}/asset/${row.hash}/restore`).expect(200);
+    expect(await intentCount()).toBe(0);
+  });
+
+  it('the start puts attributes a crash left ahead (even torn) back to the acknowledged row', async () => {
+    const { row, file } = await storeAsset(t, 'torn', {
+      tags: ['old'],
+      description: 'old description',
+    });
+    // What a crash after the attribute write and before the commit leaves: the intent,
+    // and new tags beside the old description on the file; the row as acknowledged.
+    await insertAttributeIntent(t.index.db, row.hash);
+    const acknowledged = toAssetAttributes(toAssetRecord(row));
+    await t.storage.attributes.write(file, { ...acknowledged, tags: ['new'], is_trashed: true });
+    expect(await replayAttributeIntents({ db: t.index.db, storage: t.storage, logger })).toBe(1);
+    expect(await t.storage.attributes.read(file)).toEqual(acknowledged);
+    expect(await intentCount()).toBe(0);
+  });
+
+  it('a change whose attribute write fails leaves the attributes as the row is', async () => {
+    const { row, file } = await storeAsset(t, 'failing', { tags: ['kept'] });
+    let failNext = true;
+    const failing: AttributeStore = {
+      ...t.storage.attributes,
+      read: (f) => t.storage.attributes.read(f),
+      write: async (f, attrs) => {
+        await t.storage.attributes.write(f, attrs);
+        if (failNext) {
+          failNext = false;
+          throw Object.assign(new Error('I/O error'), { code: 'EIO' });
+        }
+      },
+    };
+    const app = createApp({
+      config: t.config,
+      storage: { ...t.storage, attributes: failing },
+      clock: Date.now,
+      db: t.index.db,
+      ping: t.index.ping,
+      logger,
+      version: '0.1.0',
+    });
+    await request(app)
+      .patch(`${BASE}/asset/${row.hash}`)
+      .send({ tags: ['lost'] })
+      .expect(500);
+    expect((await t.storage.attributes.read(file))?.tags).toEqual(['kept']);
+    expect(await intentCount()).toBe(0);
+  });
+});
