@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { ingestFile } from './asset-helpers.js';
-import { describeInBrowser, findChromium } from './browser.js';
+import { describeInBrowser, findChromium } from '@svc/testing/browser';
 import { createTestApp, type TestApp } from './test-app.js';
 
 let t: TestApp;

@@ -1,3 +1,4 @@
+import { describeInBrowser } from '@svc/testing/browser';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -6,7 +7,6 @@ import { readKeyFile } from '../src/client/key-file.js';
 import { primaryOf, toHex } from '../src/client/index.js';
 import { uniqueHandle } from './handle-factories.js';
 import {
-  describeInBrowser,
   registerInBrowser,
   screenshot,
   sendInBrowser,

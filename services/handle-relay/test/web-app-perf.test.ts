@@ -1,16 +1,11 @@
+import { describeInBrowser } from '@svc/testing/browser';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { sealText } from '../src/client/index.js';
 import { writeKeyFile } from '../src/client/key-file.js';
 import { registerHandle, uniqueHandle } from './handle-factories.js';
-import {
-  ARTIFACTS_DIR,
-  describeInBrowser,
-  registerInBrowser,
-  startWebWorld,
-  type WebWorld,
-} from './web-harness.js';
+import { ARTIFACTS_DIR, registerInBrowser, startWebWorld, type WebWorld } from './web-harness.js';
 
 const BROWSER_TIMEOUT_MS = 120_000;
 const THREAD = 1_000;

@@ -1,7 +1,7 @@
+import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
 import { uniqueHandle } from './handle-factories.js';
 import {
-  describeInBrowser,
   openConversation,
   registerInBrowser,
   screenshot,

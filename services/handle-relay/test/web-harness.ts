@@ -5,36 +5,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { findChromium } from '@svc/testing/browser';
 import { createTestApp, type TestApp } from './test-app.js';
 
 const SERVICE_DIR = path.resolve(import.meta.dirname, '..');
 
 /** Where the browser tests leave screenshots and measurements (git-ignored). */
 export const ARTIFACTS_DIR = path.join(SERVICE_DIR, 'test-artifacts');
-
-/** The system's Chromium (Debian's `chromium`), or `CHROMIUM_PATH`. */
-export function findChromium(): string | undefined {
-  const candidates = [
-    process.env.CHROMIUM_PATH,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-  ];
-  return candidates.find((file) => file !== undefined && fs.existsSync(file));
-}
-
-/**
- * `describe` when a Chromium is installed, else `describe.skip` with a line saying so. Under
- * CI a missing browser is a failure, not a skip: the suite would pass without testing the app.
- */
-export function describeInBrowser(): jest.Describe {
-  if (findChromium()) return describe;
-  if (process.env.CI) {
-    throw new Error("no Chromium found (install Debian's chromium, or set CHROMIUM_PATH)");
-  }
-  console.warn('browser tests skipped: no Chromium found (apt-get install chromium)');
-  return describe.skip;
-}
 
 /** A relay serving a freshly built web app, and a headless Chromium to open it. */
 export interface WebWorld {

@@ -14,6 +14,7 @@ export function findChromium(): string | undefined {
 /**
  * `describe` when a Chromium is installed, else `describe.skip` with a line saying so. Under
  * CI a missing browser is a failure, not a skip: the suite would pass without testing.
+ * Shared by both services' browser tests.
  */
 export function describeInBrowser(): jest.Describe {
   if (findChromium()) return describe;
