@@ -1,6 +1,7 @@
 import {
   isConnectionLost,
   isDatabaseOutOfSpace,
+  isDatabaseUnavailable,
   isForeignKeyViolation,
   isRefusedValue,
   isUniqueViolation,
@@ -46,5 +47,25 @@ describe('reading PostgreSQL errors', () => {
     expect(sqlStateOf(Object.assign(new Error('x'), { code: 23505 }))).toBeUndefined();
     expect(sqlStateOf('23505')).toBeUndefined();
     expect(sqlStateOf(null)).toBeUndefined();
+  });
+
+  it.each([
+    ['an admin shutdown', pgError('57P01')],
+    ['a server that cannot accept now', pgError('57P03')],
+    [
+      'a refused connection',
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    ],
+    ['a session that died', new Error('Connection terminated unexpectedly')],
+  ])('counts %s as a database that does not answer', (_label, value) => {
+    expect(isDatabaseUnavailable(value)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', pgError('23505')],
+    ['an error without a code', new Error('boom')],
+    ['null', null],
+  ])('does not count %s as unavailable', (_label, value) => {
+    expect(isDatabaseUnavailable(value)).toBe(false);
   });
 });

@@ -2,3 +2,5 @@ export { createTestDatabase, testDatabaseMode } from './test-database.js';
 export type { TestDatabase, TestDatabaseTarget } from './test-database.js';
 export { useFileFixture } from './file-fixture.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { useDatabaseOutage } from './database-outage.js';
+export type { DatabaseOutage } from './database-outage.js';

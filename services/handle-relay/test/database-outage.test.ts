@@ -1,38 +1,26 @@
-import { TcpProxy, testDatabaseMode } from '@svc/testing';
+import { useDatabaseOutage } from '@svc/testing';
 import request from 'supertest';
-import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
+import { createTestApp, SETUP_TIMEOUT_MS } from './test-app.js';
 
 // An outage needs a server to lose; the embedded database cannot go away under the process.
-const onServer = testDatabaseMode() === 'postgres';
-const describeOnServer = onServer ? describe : describe.skip;
-
-let t: TestApp;
-let proxy: TcpProxy;
-beforeAll(async () => {
-  if (!onServer) return;
-  const url = new URL(process.env.TEST_DATABASE_URL!);
-  proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
-  t = await createTestApp('outage', {}, { proxy });
-}, SETUP_TIMEOUT_MS);
-afterAll(async () => {
-  if (!onServer) return;
-  await proxy.restore();
-  await t.close();
-  await proxy.close();
-}, SETUP_TIMEOUT_MS);
+const outage = useDatabaseOutage(
+  (proxy) => createTestApp('outage', {}, { proxy }),
+  SETUP_TIMEOUT_MS,
+);
+const { describeOnServer } = outage;
 
 describeOnServer('while the database is down', () => {
   it('health is 503 and lookups get 503 with Retry-After; both recover alone', async () => {
-    await request(t.app).get('/v1/healthz').expect(200);
-    await request(t.app).get('/v1/u/nobody').expect(404);
-    await proxy.cut();
+    await request(outage.app().app).get('/v1/healthz').expect(200);
+    await request(outage.app().app).get('/v1/u/nobody').expect(404);
+    await outage.proxy().cut();
     try {
-      const health = await request(t.app).get('/v1/healthz').expect(503);
+      const health = await request(outage.app().app).get('/v1/healthz').expect(503);
       expect(health.body).toEqual({
         error: { code: 'unavailable', message: 'database unreachable' },
       });
       const answers = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => request(t.app).get(`/v1/u/nobody${i}`)),
+        Array.from({ length: 30 }, (_, i) => request(outage.app().app).get(`/v1/u/nobody${i}`)),
       );
       for (const res of answers) {
         expect(res.status).toBe(503);
@@ -45,9 +33,9 @@ describeOnServer('while the database is down', () => {
         });
       }
     } finally {
-      await proxy.restore();
+      await outage.proxy().restore();
     }
-    await request(t.app).get('/v1/healthz').expect(200);
-    await request(t.app).get('/v1/u/nobody').expect(404);
+    await request(outage.app().app).get('/v1/healthz').expect(200);
+    await request(outage.app().app).get('/v1/u/nobody').expect(404);
   }, 60_000);
 });
