@@ -55,6 +55,30 @@ describe('content digests', () => {
     expect((await xattrsOf(t, filename)).content_sha256).toBe(sha256(text).toString('hex'));
   });
 
+  it('digests a large upload (hashed off the main thread) the same way, and checks its sha256', async () => {
+    const content = Buffer.alloc((3 << 20) + 11);
+    for (let i = 0; i < content.length; i++) content[i] = (i * 31) & 0xff;
+    const digest = sha256(content).toString('hex');
+    const { hash, filename } = await ingestFile(t.app, content, 'big.bin', { sha256: digest });
+    expect(await contentSha256Of(hash)).toBe(digest);
+    expect((await xattrsOf(t, filename)).content_sha256).toBe(digest);
+    const head = await request(t.app).head(`${BASE}/asset/${hash}`).expect(200);
+    expect(head.headers['repr-digest']).toBe(reprDigest(content));
+
+    const files = storedFiles(t);
+    const res = await request(t.app)
+      .post(`${BASE}/ingest`)
+      .field('sha256', digest)
+      .attach('file', Buffer.concat([content, Buffer.from('!')]), 'big2.bin')
+      .expect(400);
+    expect(res.body).toEqual({
+      status: 'error',
+      error: 'invalid sha256: the file content has a different SHA-256',
+    });
+    expect(storedFiles(t)).toEqual(files);
+    expect(tmpFiles(t)).toEqual([]);
+  });
+
   it('takes a matching sha256 field, in either case', async () => {
     const digest = sha256('checked').toString('hex').toUpperCase();
     const { hash } = await ingestFile(t.app, 'checked', 'c.txt', { sha256: digest });

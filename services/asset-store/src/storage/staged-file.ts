@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { offThreadDigest, type ContentDigest } from './content-digest.js';
 import { createAssetHash } from './content-hash.js';
 
 /** A plain file descriptor (no FileHandle), so the quick steps after it can be synchronous. */
@@ -45,7 +46,8 @@ const SMALL_UPLOAD_BYTES = 64 << 10;
 
 /**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the asset hash is fed
- * the timestamp first, the plain content SHA-256 only the content; and the timestamp, which the issuer makes unique, names the file), never
+ * the timestamp first, the plain content SHA-256 only the content; the timestamp, which
+ * the issuer makes unique, names the file), never
  * holding more than 64 KiB of it (plus the source's own buffer) in memory. The caller
  * fsyncs once the attributes are on the file too. On any failure, the source erroring or
  * the limit being passed included, the partial file is removed and the error rethrown; a
@@ -62,8 +64,9 @@ export async function stageStream(
 ): Promise<StagedFile> {
   const tmpPath = path.join(tmpDir, `${timestamp}-${PROCESS_TAG}.part`);
   const hash = createAssetHash(timestamp);
-  // Fed in the same pass: the content is never read a second time.
-  const contentHash = createHash('sha256');
+  // Fed in the same pass: the content is never read a second time. A small upload's is
+  // taken from `gathered` at the end; a larger one's runs on the worker thread meanwhile.
+  let contentHash: ContentDigest | undefined;
   let head = Buffer.alloc(0);
   let size = 0;
   // Until the content outgrows SMALL_UPLOAD_BYTES it stays here and no file exists yet.
@@ -73,6 +76,7 @@ export async function stageStream(
   const abandon = async (): Promise<void> => {
     if (abandoned || !handle) return;
     abandoned = true;
+    contentHash?.drop();
     await handle.close();
     await discardFile(tmpPath);
   };
@@ -82,7 +86,6 @@ export async function stageStream(
         size += chunk.length;
         if (limit && size > limit.maxBytes) throw limit.error();
         hash.update(chunk);
-        contentHash.update(chunk);
         if (head.length < HEAD_BYTES) {
           head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         }
@@ -92,9 +95,14 @@ export async function stageStream(
         }
         if (!handle) {
           handle = await fs.open(tmpPath, 'wx');
-          for (const earlier of gathered) await writeAll(handle, earlier);
+          contentHash = offThreadDigest();
+          for (const earlier of gathered) {
+            await contentHash.update(earlier);
+            await writeAll(handle, earlier);
+          }
           gathered = [];
         }
+        await contentHash!.update(chunk);
         await writeAll(handle, chunk);
       } catch (err) {
         // Whoever listens on the stream (multer) answers the request as soon as it errors,
@@ -109,13 +117,24 @@ export async function stageStream(
     await abandon();
     throw err;
   }
-  if (handle) await handle.close();
-  else await writeSmallFile(tmpPath, gathered);
+  let sha256: string;
+  if (handle) {
+    await handle.close();
+    sha256 = await contentHash!.digest().catch(async (err: unknown) => {
+      await discardFile(tmpPath);
+      throw err;
+    });
+  } else {
+    await writeSmallFile(tmpPath, gathered);
+    const small = createHash('sha256');
+    for (const chunk of gathered) small.update(chunk);
+    sha256 = small.digest('hex');
+  }
   return {
     tmpPath,
     timestamp,
     hash: hash.digest('hex'),
-    sha256: contentHash.digest('hex'),
+    sha256,
     size,
     head,
   };
