@@ -39,6 +39,12 @@ export interface OpenApiFuzzOptions {
   credential?: (scheme: string, req: FuzzRequest) => string | undefined;
   /** Operations not fuzzed, `METHOD /template` → why. */
   skip?: Readonly<Record<string, string>>;
+  /**
+   * Operations whose valid requests may still be refused with 400, `METHOD /template` → why
+   * (a rule no schema can state). Elsewhere a request the document allows must not get 400:
+   * that would be a document looser than the service.
+   */
+  mayRefuseValid?: Readonly<Record<string, string>>;
 }
 
 /** What a run did: statuses seen per operation, requests that could not be sent. */
@@ -168,7 +174,6 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
     const headers: Record<string, string> = { ...req.headers };
     if (body) headers['Content-Type'] = body.type;
     let res: Response;
-    const started = performance.now();
     try {
       res = await fetch(urlOf(options.baseUrl, req), {
         method: op.method,
@@ -191,10 +196,6 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
       return;
     }
     report.requests++;
-    if (process.env.FUZZ_TIMING)
-      console.error(
-        `${Math.round(performance.now() - started)} ms ${op.key} ${req.mutation ?? 'valid'}`,
-      );
     const seen = (report.statuses[op.key] ??= {});
     seen[res.status] = (seen[res.status] ?? 0) + 1;
     const status = String(res.status);
@@ -203,6 +204,9 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
     };
     if (res.status >= 500 && !(res.status === 501 && op.responses['501'])) {
       fail('a server error', await res.text());
+    }
+    if (res.status === 400 && req.mutation === undefined && !options.mayRefuseValid?.[op.key]) {
+      fail('a request the document allows was refused', await res.text());
     }
     const documented =
       op.responses[status] ?? op.responses[`${status[0]}XX`] ?? op.responses.default;

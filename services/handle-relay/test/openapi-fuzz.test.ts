@@ -74,13 +74,19 @@ describe('requests derived from /openapi.json', () => {
         prepare: (req) => {
           if (req.operation.key !== 'POST /v1/register') return req;
           const payload = (req.body as { value: { payload?: { handle?: unknown } } }).value.payload;
-          const handle = typeof payload?.handle === 'string' ? payload.handle : 'fuzz-handle';
+          // The examples hold an uppercase spelling for lookups; registration takes the stored form.
+          const handle =
+            typeof payload?.handle === 'string' ? payload.handle.toLowerCase() : 'fuzz-handle';
           return {
             ...req,
             body: { type: 'application/json', value: registration(t.config.server, handle).body },
           };
         },
-        // Signed operations: the owner of the path's handle signs (another key: 401).
+        mayRefuseValid: {
+        'POST /v1/messages':
+          '`to` may name another server (400); the document cannot know which server it is',
+      },
+      // Signed operations: the owner of the path's handle signs (another key: 401).
         credential: (_scheme, req) => {
           const handle = String(req.path.handle);
           const owner = owners.find((o) => o.handle === handle.toLowerCase()) ?? owners[0]!;
