@@ -128,6 +128,13 @@ describe('fuzzOpenApi', () => {
     await expect(fuzz(service(bug))).rejects.toThrow(/a body its schema refuses/);
   });
 
+  it('fails when a request the document refuses is accepted', async () => {
+    const bug: Handler = (method) => [method === 'POST' ? 201 : 0];
+    await expect(fuzz(service(bug))).rejects.toThrow(
+      /a request the document refuses \(.*\) was accepted/,
+    );
+  });
+
   it('fails when a request the document allows is refused with 400', async () => {
     const bug: Handler = (method, url) =>
       method === 'GET' && url.pathname === '/items/10' ? [400, { error: 'ten' }] : [0];

@@ -9,6 +9,7 @@ import {
   type FuzzRequest,
   type Parameter,
 } from './fuzz/fuzz-request.js';
+import { refusal } from './fuzz/request-check.js';
 import type { JsonSchema } from './fuzz/schema-arbitrary.js';
 
 export type { FuzzOperation, FuzzRequest } from './fuzz/fuzz-request.js';
@@ -102,6 +103,18 @@ export function operationsOf(doc: Doc, skipped: Record<string, string>): FuzzOpe
   return ops;
 }
 
+/** A schema taken out of the document, its local `$ref`s pointing back into it. */
+function inDocument(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(inDocument);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `openapi${v}` : inDocument(v),
+    ]),
+  );
+}
+
 function pointer(...segments: string[]): string {
   return segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 }
@@ -127,6 +140,16 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
   ajv.addSchema(options.document, 'openapi');
   const validators = new Map<string, ValidateFunction>();
   const schemes = doc.components?.securitySchemes ?? {};
+  // Request schemas are checked as given, with their `$ref`s resolved in the document.
+  const checkSchema = (schema: JsonSchema, value: unknown): boolean => {
+    const key = JSON.stringify(schema);
+    let validate = validators.get(key);
+    if (!validate) {
+      validate = ajv.compile(inDocument(schema) as object | boolean);
+      validators.set(key, validate);
+    }
+    return validate(value);
+  };
   const ctx = {
     resolve: (ref: string) => {
       let node: unknown = options.document;
@@ -207,6 +230,10 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
     }
     if (res.status === 400 && req.mutation === undefined && !options.mayRefuseValid?.[op.key]) {
       fail('a request the document allows was refused', await res.text());
+    }
+    const refused = req.mutation === undefined ? undefined : refusal(req, checkSchema);
+    if (refused && res.status >= 200 && res.status < 300) {
+      fail(`a request the document refuses (${refused}) was accepted`, await res.text());
     }
     const documented =
       op.responses[status] ?? op.responses[`${status[0]}XX`] ?? op.responses.default;

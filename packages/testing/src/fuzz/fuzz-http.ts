@@ -3,7 +3,7 @@ import type { FuzzRequest } from './fuzz-request.js';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text as it can travel in a URL or a body (lone surrogates become U+FFFD, as UTF-8 must). */
-function text(value: unknown): string {
+export function text(value: unknown): string {
   const s = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return s.replace(LONE_SURROGATE, '\uFFFD');
 }

@@ -210,7 +210,9 @@ export const assetOpenApi: OpenApiFeature = {
         summary: 'Replace tags and/or description',
         operationId: 'updateAsset',
         requestBody: {
-          required: true,
+          // The JSON body parser reads an empty body as `{}` (express.json's way): no change.
+          required: false,
+          description: 'An empty body is `{}`: nothing changes.',
           content: {
             'application/json': { schema: fromZod(patchSchema) },
           },
