@@ -35,10 +35,13 @@ function received(req: FuzzRequest, p: Parameter): string[] {
 function formFields(value: unknown): unknown {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
   const field = (v: unknown): unknown => (Buffer.isBuffer(v) ? '' : text(v));
+  // An array goes as one part per item: none is no field, one is a plain field.
+  const parts = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
   return Object.fromEntries(
     Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, Array.isArray(v) ? v.map(field) : field(v)]),
+      .map(([k, v]) => [k, parts(v).map(field)] as const)
+      .filter(([, v]) => v.length > 0)
+      .map(([k, v]) => [k, v.length === 1 ? v[0] : v]),
   );
 }
 
