@@ -13,13 +13,11 @@ import type { PipelinedSession } from '@svc/database';
 import express from 'express';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { adminOpenApi } from './admin/admin.openapi.js';
 import { adminRoutes } from './admin/admin.routes.js';
 import { PurgeService } from './admin/purge.service.js';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { API_BASE } from './api-base.js';
 import { ApiAuth } from './auth/api-auth.js';
-import { assetOpenApi } from './assets/asset.openapi.js';
 import { maxAssetTimestamp } from './assets/asset.repository.js';
 import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
 import { AssetService } from './assets/asset.service.js';
@@ -30,17 +28,14 @@ import { TimestampIssuer } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
-import { healthOpenApi } from './health/health.openapi.js';
+import { openApiFeatures } from './openapi-features.js';
 import { healthRoutes } from './health/health.routes.js';
-import type { OpenApiFeature } from './openapi/openapi.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
-import { searchOpenApi } from './search/search.openapi.js';
 import { searchRoutes } from './search/search.routes.js';
 import { SearchService } from './search/search.service.js';
 import { AssetFiles } from './storage/asset-files.js';
 import type { AssetStorage } from './storage/asset-storage.js';
 import type { OwnRenames } from './storage/own-renames.js';
-import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
@@ -72,15 +67,6 @@ export interface AppDeps {
    */
   indexSession?: PipelinedSession;
 }
-
-/** Every feature's part of `/openapi.json`; a new feature adds one line here. */
-const openApiFeatures: readonly OpenApiFeature[] = [
-  healthOpenApi,
-  assetOpenApi,
-  searchOpenApi,
-  thumbnailOpenApi,
-  adminOpenApi,
-];
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
 export type App = RequestListener;

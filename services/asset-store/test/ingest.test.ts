@@ -325,6 +325,13 @@ describe('file ingest input rules', () => {
     );
   });
 
+  it('refuses a text field it does not know, as the OpenAPI document says', async () => {
+    await rejects(
+      (r) => r.field('colour', 'red').attach('file', Buffer.from('a'), 'a.txt'),
+      'invalid form: unknown field "colour"',
+    );
+  });
+
   it('treats an empty mime_type field as absent, like the other text fields', async () => {
     const { hash, timestamp, filename } = await ingestFile(t.app, 'a,b', 'table.csv', {
       mime_type: '',

@@ -94,6 +94,18 @@ describe('PATCH', () => {
     expect(await meta(hash)).toEqual(before);
   });
 
+  it('takes a PATCH without a body as {}: nothing changes (the OpenAPI body is optional)', async () => {
+    const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt', {
+      tags: 'a',
+      description: 'd',
+    });
+    const before = await meta(hash);
+    const res = await request(t.app).patch(asset(hash)).expect(200);
+    expect(res.body).toEqual({ status: 'success', data: 'updated' });
+    expect(await meta(hash)).toEqual(before);
+    expect(await xattrsOf(t, filename)).toMatchObject({ tags: '["a"]', description: 'd' });
+  });
+
   it('removes the description when it is set to an empty string', async () => {
     const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt', { description: 'd' });
     await request(t.app).patch(asset(hash)).send({ description: '' }).expect(200);

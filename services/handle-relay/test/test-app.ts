@@ -8,6 +8,7 @@ import { createTestDatabase, useFileFixture, type TcpProxy } from '@svc/testing'
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
+import type { PushSender } from '../src/push/push-sender.port.js';
 import { openStore, type Database } from '../src/db/database.js';
 import { createRelayRuntime, type RelayRuntime } from '../src/runtime.js';
 
@@ -33,6 +34,8 @@ export interface TestAppOptions {
   pingIntervalMs?: number;
   /** Reach a server database through this proxy, which the test can cut (an outage). */
   proxy?: TcpProxy;
+  /** Web Push delivery; the real sender unless a test records deliveries instead. */
+  pushSender?: PushSender;
 }
 
 /**
@@ -70,6 +73,7 @@ export async function createTestApp(
     logger,
     now,
     pingIntervalMs: options.pingIntervalMs,
+    pushSender: options.pushSender,
   });
   const app = createApp({
     config,

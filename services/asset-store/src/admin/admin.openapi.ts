@@ -27,6 +27,7 @@ export const adminOpenApi: OpenApiFeature = {
     [`${BASE}/verify`]: {
       post: {
         summary: 'Scrub every asset now; answers when done',
+        operationId: 'verifyAssets',
         security,
         responses: {
           '200': successResponse(
@@ -40,6 +41,7 @@ export const adminOpenApi: OpenApiFeature = {
     [`${BASE}/rebuild`]: {
       post: {
         summary: 'Rebuild the index from the storage root',
+        operationId: 'rebuildIndex',
         description:
           'soft: upsert from each file (attributes, else filename and recomputed hash); rows of vanished files are flagged corrupted. hard: empty the index first. A soft rebuild with more per-file errors than rebuild_error_threshold escalates to hard.',
         security,
@@ -68,6 +70,7 @@ export const adminOpenApi: OpenApiFeature = {
     [`${BASE}/asset/{hash}`]: {
       delete: {
         summary: 'Purge an asset for good: file, thumbnails, attributes and row',
+        operationId: 'purgeAsset',
         security,
         parameters: [hashParameter()],
         responses: {

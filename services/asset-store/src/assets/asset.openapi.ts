@@ -1,39 +1,50 @@
 import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
+  fromZod,
   hashParameter,
   ref,
   successResponse,
   type JsonObject,
   type OpenApiFeature,
 } from '../openapi/openapi.js';
-import { MAX_DESCRIPTION, MAX_TEXT } from './asset.schemas.js';
+import { fileIngestFieldsSchema, ingestFieldsSchema, patchSchema } from './asset.schemas.js';
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.js';
 
 const assetHash = hashParameter('The asset hash: 64 hexadecimal characters, either case.');
 
-const text = (max: number, description: string): JsonObject => ({
-  type: 'string',
-  maxLength: max,
-  description,
-});
-
-const ingestFields: Record<string, JsonObject> = {
-  mime_type: {
-    type: 'string',
-    pattern: '^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$',
-    description: 'Overrides the detected type (and the file extension).',
-  },
-  human_file_name: text(MAX_TEXT, 'Logical file name.'),
-  human_readable_path: text(MAX_TEXT, 'Logical folder path.'),
-  application: text(MAX_TEXT, 'Producing application.'),
-  user: text(MAX_TEXT, 'User or agent identity.'),
-  tags: {
-    type: 'string',
-    description: `Comma-separated; trimmed, empty ones and duplicates dropped; at most ${MAX_TAGS} tags of 1-${MAX_TAG_LENGTH} characters.`,
-  },
-  description: text(MAX_DESCRIPTION, 'Description.'),
+/** What each metadata field means; the rules come from the zod schemas the routes parse. */
+const fieldDescriptions: Record<string, string> = {
+  mime_type: 'Overrides the detected type (and the file extension). Empty means absent.',
+  human_file_name: 'Logical file name.',
+  human_readable_path: 'Logical folder path.',
+  application: 'Producing application.',
+  user: 'User or agent identity.',
+  tags: `Comma-separated; trimmed, empty ones and duplicates dropped; at most ${MAX_TAGS} tags of 1-${MAX_TAG_LENGTH} characters.`,
+  description: 'Description.',
+  sha256:
+    'Expected plain SHA-256 of the file (64 hex); another content: 400, nothing kept. Empty means absent.',
 };
+
+/** `fromZod(schema)` with each known property described. */
+function described(schema: JsonObject): JsonObject {
+  const properties = schema.properties as Record<string, JsonObject>;
+  return {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [
+        name,
+        {
+          ...property,
+          ...(fieldDescriptions[name] ? { description: fieldDescriptions[name] } : {}),
+        },
+      ]),
+    ),
+  };
+}
+
+const fileIngestBody = described(fromZod(fileIngestFieldsSchema));
+const dataIngestBody = described(fromZod(ingestFieldsSchema));
 
 const ingestAnswers = {
   '200': successResponse('Stored', ref('IngestResult')),
@@ -113,17 +124,11 @@ export const assetOpenApi: OpenApiFeature = {
           content: {
             'multipart/form-data': {
               schema: {
-                type: 'object',
+                ...fileIngestBody,
                 required: ['file'],
                 properties: {
                   file: { type: 'string', format: 'binary' },
-                  ...ingestFields,
-                  sha256: {
-                    type: 'string',
-                    pattern: '^([0-9a-fA-F]{64})?$',
-                    description:
-                      'Expected plain SHA-256 of the file (64 hex); another content: 400, nothing kept.',
-                  },
+                  ...(fileIngestBody.properties as JsonObject),
                 },
               },
             },
@@ -144,14 +149,14 @@ export const assetOpenApi: OpenApiFeature = {
           content: {
             'application/json': {
               schema: {
-                type: 'object',
+                ...dataIngestBody,
                 required: ['data'],
                 properties: {
                   data: {
                     description:
                       'Any JSON value; stored as JSON.stringify(data, null, 2), numbers with the digits sent.',
                   },
-                  ...ingestFields,
+                  ...(dataIngestBody.properties as JsonObject),
                 },
               },
             },
@@ -205,18 +210,11 @@ export const assetOpenApi: OpenApiFeature = {
         summary: 'Replace tags and/or description',
         operationId: 'updateAsset',
         requestBody: {
-          required: true,
+          // The JSON body parser reads an empty body as `{}` (express.json's way): no change.
+          required: false,
+          description: 'An empty body is `{}`: nothing changes.',
           content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                properties: {
-                  tags: { type: 'array', items: { type: 'string' }, maxItems: MAX_TAGS },
-                  description: { type: 'string', maxLength: MAX_DESCRIPTION },
-                },
-              },
-            },
+            'application/json': { schema: fromZod(patchSchema) },
           },
         },
         responses: {

@@ -3,6 +3,8 @@ import {
   characterCount,
   hasLoneSurrogate,
   hasNulCharacter,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
   normalizeTags,
   splitTags,
   tagsProblem,
@@ -19,14 +21,20 @@ const MIME = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&
  * `type/subtype`, stored lowercase (MIME types are case-insensitive). Empty means absent,
  * like the other text fields.
  */
-const mimeType = z.preprocess(
-  (v) => (v === '' ? undefined : v),
-  z
-    .string({ error: 'expected a string' })
-    .regex(MIME, 'expected a MIME type like type/subtype')
-    .transform((s) => s.toLowerCase())
-    .optional(),
-);
+const mimeType = z
+  .preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string({ error: 'expected a string' })
+      .regex(MIME, 'expected a MIME type like type/subtype')
+      .transform((s) => s.toLowerCase())
+      .optional(),
+    // What the preprocess lets through, for the OpenAPI document (`z.toJSONSchema`).
+  )
+  .meta({ pattern: `^(${MIME.source.slice(1, -1)})?$` });
+
+/** No NUL character, as a JSON Schema pattern (lone surrogates have no pattern). */
+const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
 const NO_NUL = 'expected text without NUL characters';
 const NO_LONE_SURROGATE = 'expected text without lone surrogates';
@@ -38,6 +46,7 @@ function optionalText(max: number) {
     .refine((s) => characterCount(s) <= max, `expected at most ${max} characters`)
     .refine((s) => !hasNulCharacter(s), NO_NUL)
     .refine((s) => !hasLoneSurrogate(s), NO_LONE_SURROGATE)
+    .meta({ maxLength: max, pattern: NO_NUL_PATTERN })
     .optional()
     .transform((s) => (s === '' ? undefined : s));
 }
@@ -67,17 +76,20 @@ export type IngestFields = z.infer<typeof ingestFieldsSchema>;
 
 /**
  * `POST /ingest` also takes `sha256`, the content's expected plain SHA-256 (64 hex, either
- * case; empty means absent): a file that differs is refused and not kept.
+ * case; empty means absent): a file that differs is refused and not kept. A text part it does
+ * not know is refused too, as a file part under another name is.
  */
-export const fileIngestFieldsSchema = ingestFieldsSchema.extend({
-  sha256: z.preprocess(
-    (v) => (v === '' ? undefined : v),
-    z
-      .string({ error: 'expected a string' })
-      .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters')
-      .transform((s) => s.toLowerCase())
-      .optional(),
-  ),
+export const fileIngestFieldsSchema = ingestFieldsSchema.strict().extend({
+  sha256: z
+    .preprocess(
+      (v) => (v === '' ? undefined : v),
+      z
+        .string({ error: 'expected a string' })
+        .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters')
+        .transform((s) => s.toLowerCase())
+        .optional(),
+    )
+    .meta({ pattern: '^([0-9a-fA-F]{64})?$' }),
 });
 
 /** Validated file-ingest metadata. */
@@ -86,9 +98,13 @@ export type FileIngestFields = z.infer<typeof fileIngestFieldsSchema>;
 /** The body of `PATCH /asset/{hash}`: only `tags` and `description`. */
 export const patchSchema = z.strictObject({
   tags: z
-    .array(z.string({ error: 'expected an array of strings' }), {
-      error: 'expected an array of strings',
-    })
+    .array(
+      z
+        .string({ error: 'expected an array of strings' })
+        .meta({ maxLength: MAX_TAG_LENGTH, pattern: NO_NUL_PATTERN }),
+      { error: 'expected an array of strings' },
+    )
+    .meta({ maxItems: MAX_TAGS })
     .transform(normalizeTags)
     .pipe(tagList)
     .optional(),
@@ -100,6 +116,7 @@ export const patchSchema = z.strictObject({
     )
     .refine((s) => !hasNulCharacter(s), NO_NUL)
     .refine((s) => !hasLoneSurrogate(s), NO_LONE_SURROGATE)
+    .meta({ maxLength: MAX_DESCRIPTION, pattern: NO_NUL_PATTERN })
     .optional(),
 });
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { API_BASE } from '../api-base.js';
 import { ASSET_HASH_PATTERN } from '../storage/content-hash.js';
 
@@ -10,6 +11,17 @@ export interface OpenApiFeature {
   paths: Record<string, JsonObject>;
   /** Component schemas, referenced as `#/components/schemas/<name>`. */
   schemas?: Record<string, JsonObject>;
+}
+
+/**
+ * The JSON Schema of what a zod schema accepts (its input side), so a request body in the
+ * document is the one the route parses and cannot drift from it. Checks zod cannot express
+ * (refinements) are carried by `.meta({...})` next to them in the `*.schemas.ts` file.
+ */
+export function fromZod(schema: z.ZodType): JsonObject {
+  const json: JsonObject = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  delete json.$schema;
+  return json;
 }
 
 /** `#/components/schemas/<name>`. */
@@ -77,7 +89,11 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'optio
 
 /** A data endpoint: open by default, the API token's when `api_token` is set. */
 const dataSecurity = [{}, { apiToken: [] }];
-const apiTokenMissing = errorResponses({ 401: 'api_token is set and the bearer token is not it' });
+/** What every endpoint under the API base may answer besides its own statuses. */
+const dataResponses = errorResponses({
+  401: 'api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`)',
+  503: 'The index database does not answer now (with `Retry-After`)',
+});
 
 function withSharedResponses(path: string, item: JsonObject): JsonObject {
   const data = path.startsWith(`${API_BASE}/`);
@@ -85,10 +101,10 @@ function withSharedResponses(path: string, item: JsonObject): JsonObject {
     Object.entries(item).map(([key, value]) => {
       if (!METHODS.has(key)) return [key, value];
       const op = value as { responses?: JsonObject; security?: unknown };
-      const responses = { ...sharedResponses, ...(data ? apiTokenMissing : {}), ...op.responses };
-      // Operations with their own scheme (admin) keep it.
-      if (!data || op.security) return [key, { ...op, responses }];
-      return [key, { ...op, security: dataSecurity, responses }];
+      const responses = { ...sharedResponses, ...(data ? dataResponses : {}), ...op.responses };
+      // Operations with their own scheme (admin) keep it; the rest outside the API are open.
+      if (op.security) return [key, { ...op, responses }];
+      return [key, { ...op, security: data ? dataSecurity : [], responses }];
     }),
   );
 }
@@ -113,13 +129,18 @@ export function buildOpenApiDocument(
       version,
       description:
         'Stores files and JSON values as assets identified by SHA-256(timestamp ‖ content).',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/' }],
     paths,
     components: {
       schemas,
       securitySchemes: {
-        adminToken: { type: 'http', scheme: 'bearer' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'admin_token: needed by the admin endpoints (403 while none is set).',
+        },
         apiToken: {
           type: 'http',
           scheme: 'bearer',

@@ -18,6 +18,9 @@ const query = (name: string, description: string, schema: JsonObject): JsonObjec
 const flag = (name: string, description: string) =>
   query(name, description, { type: 'string', enum: ['true', 'false', '1', '0'], default: 'false' });
 
+/** Free-text filters: at most 1024 characters, no NUL; empty means not set. */
+const text = { type: 'string', maxLength: 1024, pattern: '^[^\\u0000]*$' };
+
 const timestamp = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 
 const pageParameters: JsonObject[] = [
@@ -34,7 +37,7 @@ const pageParameters: JsonObject[] = [
     timestamp,
   ),
   query('order', 'By timestamp.', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
-  query('application', 'Only assets of this application (exact).', { type: 'string' }),
+  query('application', 'Only assets of this application (exact).', text),
   flag('include_trashed', 'Include trashed assets.'),
   flag('include_corrupted', 'Include corrupted assets.'),
 ];
@@ -51,8 +54,8 @@ const searchParameters: JsonObject[] = [
   query('start_time', 'Epoch ms, inclusive lower bound.', timestamp),
   query('end_time', 'Epoch ms, inclusive upper bound.', timestamp),
   query('tags', 'Comma-separated; the asset must carry every one.', { type: 'string' }),
-  query('mime_type', 'Exact MIME type.', { type: 'string' }),
-  query('user', 'Exact user.', { type: 'string' }),
+  query('mime_type', 'Exact MIME type.', text),
+  query('user', 'Exact user.', text),
 ];
 
 const answers = {
@@ -66,6 +69,7 @@ export const searchOpenApi: OpenApiFeature = {
     [`${API_BASE}/list`]: {
       get: {
         summary: 'List assets by timestamp',
+        operationId: 'listAssets',
         parameters: pageParameters,
         responses: answers,
       },
@@ -73,6 +77,7 @@ export const searchOpenApi: OpenApiFeature = {
     [`${API_BASE}/search`]: {
       get: {
         summary: 'Search assets; every filter given must match',
+        operationId: 'searchAssets',
         parameters: [...searchParameters, ...pageParameters],
         responses: answers,
       },

@@ -20,6 +20,7 @@ export const thumbnailOpenApi: OpenApiFeature = {
     [`${API_BASE}/asset/{hash}/thumb/{max_width}/{max_height}`]: {
       get: {
         summary: 'A thumbnail fitting the box',
+        operationId: 'getThumbnail',
         description:
           'Images: a JPEG fitting the box, aspect kept, never enlarged, EXIF orientation applied, transparency on white. Anything else (or an image that cannot be decoded): an SVG placeholder showing the extension.',
         parameters: [hashParameter(), side('max_width'), side('max_height')],

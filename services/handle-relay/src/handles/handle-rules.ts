@@ -62,6 +62,23 @@ export function isValidHandle(handle: string): boolean {
   return handleProblem(handle) === undefined;
 }
 
+/** ASCII letters of `word` as either case, for a pattern that folds case like `foldHandle`. */
+function eitherCase(word: string): string {
+  return word.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+}
+
+/**
+ * The handle rules as a JSON Schema pattern body (no anchors; a reserved name is refused
+ * when followed by the end or `@`), for the OpenAPI document: `folded` for paths and
+ * lookups (either case), else the stored form registration requires.
+ */
+export function handlePatternBody(folded: boolean): string {
+  const reserved = [...RESERVED_HANDLES].map((h) => (folded ? eitherCase(h) : h)).join('|');
+  const c = folded ? 'A-Za-z0-9' : 'a-z0-9';
+  const rest = `{${HANDLE_MIN_LENGTH - 1},${HANDLE_MAX_LENGTH - 1}}`;
+  return `(?!(?:${reserved})(?:$|@))[${c}][${c}_-]${rest}`;
+}
+
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /**

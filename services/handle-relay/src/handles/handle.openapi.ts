@@ -3,14 +3,23 @@ import {
   jsonResponse,
   pathParam,
   ref,
-  xIdAuthHeader,
+  signed,
   type OpenApiFeature,
 } from '../openapi/openapi-types.js';
+import { handlePatternBody } from './handle-rules.js';
+import { PROOF_MAX_LENGTH, PROOFS_MAX } from './handle.schemas.js';
 
 /** A primary as records show it: stored with lowercase hex. */
 const PRIMARY = '^ed25519:[0-9a-f]{64}$';
-/** A primary as a registration may spell it: hex in either case. */
+/** A primary as a registration or a lookup may spell it: hex in either case. */
 const PRIMARY_INPUT = '^ed25519:[0-9a-fA-F]{64}$';
+
+/** The `{handle}` path parameter: a handle as lookups take it (case folded); else 400. */
+export const handleParam = pathParam(
+  'handle',
+  'bare handle (ASCII case folded)',
+  `^${handlePatternBody(true)}$`,
+);
 
 /** Registration, lookups and proofs. */
 export const handlesOpenApi: OpenApiFeature = {
@@ -20,8 +29,8 @@ export const handlesOpenApi: OpenApiFeature = {
       required: ['handle', 'fqhn', 'primary', 'sigchain_url', 'registered_at', 'proofs'],
       additionalProperties: false,
       properties: {
-        handle: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{2,31}$' },
-        fqhn: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{2,31}@.+$' },
+        handle: { type: 'string', pattern: `^${handlePatternBody(false)}$` },
+        fqhn: { type: 'string', pattern: `^${handlePatternBody(false)}@.+$` },
         primary: { type: 'string', pattern: PRIMARY },
         sigchain_url: { type: 'string', format: 'uri' },
         registered_at: {
@@ -39,9 +48,14 @@ export const handlesOpenApi: OpenApiFeature = {
         payload: {
           type: 'object',
           required: ['server', 'handle', 'primary', 'ts'],
+          description: 'Other payload fields are allowed, signed and ignored.',
           properties: {
             server: { type: 'string' },
-            handle: { type: 'string' },
+            handle: {
+              type: 'string',
+              pattern: `^${handlePatternBody(false)}$`,
+              description: 'in its stored (lowercase) form',
+            },
             primary: { type: 'string', pattern: PRIMARY_INPUT },
             ts: { type: 'integer', description: 'Unix seconds, within ±300 s of server time' },
           },
@@ -51,7 +65,7 @@ export const handlesOpenApi: OpenApiFeature = {
           required: ['alg', 'key', 'sig'],
           properties: {
             alg: { const: 'ed25519-sha512-jcs' },
-            key: { type: 'string', description: 'equals payload.primary' },
+            key: { type: 'string', pattern: PRIMARY_INPUT, description: 'equals payload.primary' },
             sig: {
               type: 'string',
               description: 'hex Ed25519 signature of the RFC 8785 form of payload',
@@ -65,6 +79,7 @@ export const handlesOpenApi: OpenApiFeature = {
     '/v1/register': {
       post: {
         summary: 'Claim a handle with a signed registration',
+        operationId: 'register',
         requestBody: {
           required: true,
           content: { 'application/json': { schema: ref('Registration') } },
@@ -82,18 +97,20 @@ export const handlesOpenApi: OpenApiFeature = {
     '/v1/u/{handle}': {
       get: {
         summary: 'Look up a handle (case folded)',
-        parameters: [pathParam('handle', 'bare handle')],
+        operationId: 'getHandle',
+        parameters: [handleParam],
         responses: {
           '200': jsonResponse('The handle record', ref('HandleRecord')),
           '400': errorResponse('Malformed percent-encoding in the path'),
-          '404': errorResponse('Not registered'),
+          '404': errorResponse('Not registered, or no valid handle'),
         },
       },
     },
     '/v1/by-primary/{primary}': {
       get: {
         summary: 'Reverse lookup by primary identity',
-        parameters: [pathParam('primary', '`ed25519:<64 hex>`')],
+        operationId: 'getHandleByPrimary',
+        parameters: [pathParam('primary', '`ed25519:<64 hex>`', PRIMARY_INPUT)],
         responses: {
           '200': jsonResponse('The handle record', ref('HandleRecord')),
           '400': errorResponse('Not `ed25519:<64 hex>`'),
@@ -104,7 +121,9 @@ export const handlesOpenApi: OpenApiFeature = {
     '/v1/profile/{handle}/proofs': {
       put: {
         summary: 'Replace the published proofs (signed: PUT, /v1/profile/<handle>/proofs, <ts>)',
-        parameters: [pathParam('handle', 'bare handle'), xIdAuthHeader],
+        operationId: 'setProofs',
+        security: signed,
+        parameters: [handleParam],
         requestBody: {
           required: true,
           content: {
@@ -115,8 +134,12 @@ export const handlesOpenApi: OpenApiFeature = {
                 properties: {
                   proofs: {
                     type: 'array',
-                    maxItems: 64,
-                    items: { type: 'string', maxLength: 512, pattern: '^[^:]+:.+$' },
+                    maxItems: PROOFS_MAX,
+                    items: {
+                      type: 'string',
+                      maxLength: PROOF_MAX_LENGTH,
+                      pattern: '^[^:]+:[\\s\\S]+$',
+                    },
                   },
                 },
               },

@@ -6,6 +6,7 @@ export const healthOpenApi: OpenApiFeature = {
     '/v1/healthz': {
       get: {
         summary: 'Health with server name and version: 503 while the database is unreachable',
+        operationId: 'health',
         responses: {
           '200': jsonResponse('Alive', {
             type: 'object',

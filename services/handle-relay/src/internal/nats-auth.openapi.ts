@@ -6,6 +6,7 @@ export const natsAuthOpenApi: OpenApiFeature = {
     '/internal/nats/auth': {
       post: {
         summary: 'Message-bus auth callout (not implemented in this version)',
+        operationId: 'natsAuthCallout',
         requestBody: { content: { 'application/json': { schema: {} } } },
         responses: { '501': errorResponse('Always: not_implemented') },
       },

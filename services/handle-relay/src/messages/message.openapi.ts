@@ -1,11 +1,19 @@
+import { handleParam } from '../handles/handle.openapi.js';
 import {
   errorResponse,
+  fromZod,
   jsonResponse,
-  pathParam,
   ref,
-  xIdAuthHeader,
+  signed,
+  streamSigned,
   type OpenApiFeature,
 } from '../openapi/openapi-types.js';
+import {
+  INBOX_DEFAULT_LIMIT,
+  INBOX_MAX_LIMIT,
+  MAX_CURSOR,
+  sendMessageBody,
+} from './message.schemas.js';
 
 const RFC3339_MS = {
   type: 'string',
@@ -31,20 +39,10 @@ export const messagesOpenApi: OpenApiFeature = {
     '/v1/messages': {
       post: {
         summary: 'Relay an envelope to a handle (no sender authentication; rate-limited)',
+        operationId: 'sendMessage',
         requestBody: {
           required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['to', 'envelope'],
-                properties: {
-                  to: { type: 'string', description: 'bare handle or `<handle>@<this server>`' },
-                  envelope: { description: 'any JSON value; at most 262,144 bytes as JSON' },
-                },
-              },
-            },
-          },
+          content: { 'application/json': { schema: fromZod(sendMessageBody) } },
         },
         responses: {
           '201': jsonResponse('Stored', {
@@ -66,22 +64,28 @@ export const messagesOpenApi: OpenApiFeature = {
       get: {
         summary:
           'Read stored messages after a cursor (signed: GET, /v1/inbox/<handle>, since=<n>, <ts>)',
+        operationId: 'readInbox',
+        security: signed,
         parameters: [
-          pathParam('handle', 'bare handle'),
+          handleParam,
           {
             name: 'since',
             in: 'query',
             required: false,
             description: 'cursor: messages with a greater seq (default 0)',
-            schema: { type: 'integer', minimum: 0, default: 0 },
+            schema: { type: 'integer', minimum: 0, maximum: MAX_CURSOR, default: 0 },
           },
           {
             name: 'limit',
             in: 'query',
             required: false,
-            schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: INBOX_MAX_LIMIT,
+              default: INBOX_DEFAULT_LIMIT,
+            },
           },
-          xIdAuthHeader,
         ],
         responses: {
           '200': jsonResponse('One page, ascending by seq', {
@@ -103,31 +107,26 @@ export const messagesOpenApi: OpenApiFeature = {
     '/v1/inbox/{handle}/stream': {
       get: {
         summary: 'Live inbox as Server-Sent Events (signed: GET, /v1/inbox/<handle>/stream, <ts>)',
+        operationId: 'streamInbox',
+        security: streamSigned,
         description:
           'Events: `message` (`id: <seq>`, data `{seq, envelope, created_at}`), `ping` every 15 s ' +
           '(data: Unix seconds), `lagged` (data `{"dropped": n}`) after more than 64 undelivered ' +
           'messages. `Last-Event-ID` (or `since`) replays stored messages after it first.',
         parameters: [
-          pathParam('handle', 'bare handle'),
-          {
-            name: 'auth',
-            in: 'query',
-            required: true,
-            description: '`<unix_ts>:<sig_hex>`, checked at connect time',
-            schema: { type: 'string' },
-          },
+          handleParam,
           {
             name: 'since',
             in: 'query',
             required: false,
-            schema: { type: 'integer', minimum: 0 },
+            schema: { type: 'integer', minimum: 0, maximum: MAX_CURSOR },
           },
           {
             name: 'Last-Event-ID',
             in: 'header',
             required: false,
             description: 'resume point; wins over `since`',
-            schema: { type: 'integer', minimum: 0 },
+            schema: { type: 'integer', minimum: 0, maximum: MAX_CURSOR },
           },
         ],
         responses: {

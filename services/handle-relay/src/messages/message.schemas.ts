@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { handlePatternBody } from '../handles/handle-rules.js';
 
 /** Contract: an envelope's JSON text may be at most 256 KiB. */
 export const MAX_ENVELOPE_BYTES = 262_144;
@@ -11,11 +12,20 @@ export const INBOX_MAX_LIMIT = 500;
 /** `POST /v1/messages` body; `envelope` may be any JSON value, but must be present. */
 export const sendMessageBody = z.object(
   {
-    to: z.string({ error: 'to must be a string' }),
-    envelope: z.unknown().refine((v) => v !== undefined, { error: 'envelope is required' }),
+    to: z.string({ error: 'to must be a string' }).meta({
+      description: 'bare handle or `<handle>@<this server>`',
+      pattern: `^${handlePatternBody(true)}(@[\\s\\S]+)?$`,
+    }),
+    envelope: z
+      .unknown()
+      .refine((v) => v !== undefined, { error: 'envelope is required' })
+      .meta({ description: 'any JSON value; at most 262,144 bytes as JSON' }),
   },
   { error: 'body must be a JSON object' },
 );
+
+/** The largest cursor (`since`, `Last-Event-ID`): 15 digits. */
+export const MAX_CURSOR = 999_999_999_999_999;
 
 const cursor = z
   .string({ error: 'since must be a non-negative integer' })

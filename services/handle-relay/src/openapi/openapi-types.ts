@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** A JSON Schema object as OpenAPI 3.1 embeds it. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -8,6 +10,17 @@ export type OpenApiPaths = Record<string, Record<string, unknown>>;
 export interface OpenApiFeature {
   paths: OpenApiPaths;
   schemas?: Record<string, JsonSchema>;
+}
+
+/**
+ * The JSON Schema of what a zod schema accepts (its input side), so a request body in the
+ * document is the one the route parses and cannot drift from it. Checks zod cannot express
+ * (refinements) are carried by `.meta({...})` next to them in the `*.schemas.ts` file.
+ */
+export function fromZod(schema: z.ZodType): JsonSchema {
+  const json: JsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  delete json.$schema;
+  return json;
 }
 
 /** `$ref` to a component schema. */
@@ -25,16 +38,14 @@ export function errorResponse(description: string) {
   return jsonResponse(description, ref('Error'));
 }
 
-/** A path parameter of type string. */
-export function pathParam(name: string, description: string) {
-  return { name, in: 'path', required: true, description, schema: { type: 'string' } };
+/** A path parameter of type string, with the pattern the route holds it to. */
+export function pathParam(name: string, description: string, pattern?: string) {
+  const schema = pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
+  return { name, in: 'path', required: true, description, schema };
 }
 
-/** The `X-ID-Auth` header parameter of signed requests. */
-export const xIdAuthHeader = {
-  name: 'X-ID-Auth',
-  in: 'header',
-  required: true,
-  description: '`<unix_ts>:<sig_hex>`: Ed25519 signature over the canonical lines and `<ts>`.',
-  schema: { type: 'string', pattern: '^-?[0-9]+:.*$' },
-};
+/** Signed requests: `X-ID-Auth` (`components.securitySchemes.idAuth`). */
+export const signed = [{ idAuth: [] }];
+
+/** The live stream: the same signature in the `auth` query parameter. */
+export const streamSigned = [{ streamAuth: [] }];

@@ -12,14 +12,26 @@ const SHARED_RESPONSES = {
   '500': errorResponse('Unexpected failure (`internal`), logged; no detail in the body'),
 };
 
+/** What an operation that reads or writes the database may answer while it does not. */
+const DATABASE_RESPONSES = {
+  '503': errorResponse('The database does not answer now (`unavailable`, with `Retry-After`)'),
+};
+
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
-function withSharedResponses(item: OpenApiPaths[string]): OpenApiPaths[string] {
+/** Paths whose operations touch the database: the API's, WebFinger's. */
+const DATABASE_PATHS = /^\/(v1\/(?!push\/vapid-public-key$)|\.well-known\/)/;
+
+function withSharedResponses(path: string, item: OpenApiPaths[string]): OpenApiPaths[string] {
+  const shared = DATABASE_PATHS.test(path)
+    ? { ...SHARED_RESPONSES, ...DATABASE_RESPONSES }
+    : SHARED_RESPONSES;
   return Object.fromEntries(
     Object.entries(item).map(([key, value]) => {
       if (!METHODS.has(key)) return [key, value];
-      const op = value as { responses?: Record<string, unknown> };
-      return [key, { ...op, responses: { ...SHARED_RESPONSES, ...op.responses } }];
+      const op = value as { responses?: Record<string, unknown>; security?: unknown };
+      // An operation names its credential (`signed`, `streamSigned`); the rest are open.
+      return [key, { security: [], ...op, responses: { ...shared, ...op.responses } }];
     }),
   );
 }
@@ -33,7 +45,7 @@ export function buildOpenApi(
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas };
   for (const feature of features) {
     for (const [p, item] of Object.entries(feature.paths)) {
-      paths[p] = { ...paths[p], ...withSharedResponses(item) };
+      paths[p] = { ...paths[p], ...withSharedResponses(p, item) };
     }
     Object.assign(schemas, feature.schemas);
   }
@@ -44,8 +56,30 @@ export function buildOpenApi(
       version,
       description:
         'Handle registry and end-to-end encrypted message relay with Ed25519-signed requests.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    servers: [{ url: '/' }],
     paths,
-    components: { schemas },
+    components: {
+      schemas,
+      securitySchemes: {
+        idAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-ID-Auth',
+          description:
+            "`<unix_ts>:<sig_hex>`: the Ed25519 signature, by the handle's primary key, of the " +
+            "operation's canonical lines and `<unix_ts>` (within 60 s of server time).",
+        },
+        streamAuth: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'auth',
+          description:
+            "The live stream's X-ID-Auth (EventSource cannot send headers): the same " +
+            '`<unix_ts>:<sig_hex>`, checked at connect time; missing: 400.',
+        },
+      },
+    },
   };
 }

@@ -1,10 +1,12 @@
+import { handleParam } from '../handles/handle.openapi.js';
 import {
   errorResponse,
+  fromZod,
   jsonResponse,
-  pathParam,
-  xIdAuthHeader,
+  signed,
   type OpenApiFeature,
 } from '../openapi/openapi-types.js';
+import { unsubscribeBody } from './push.schemas.js';
 
 const endpoint = {
   type: 'string',
@@ -12,7 +14,9 @@ const endpoint = {
   maxLength: 2048,
   description: 'At most 2,048 bytes of UTF-8.',
 };
-const key = { type: 'string', pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
+const key = { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9+/_-]+={0,2}$' };
+/** `keys` of the flat shape: anything but an object (an object makes it the browser shape). */
+const notKeys = { not: { type: ['object', 'array'] } };
 
 /** Web Push: the server key and (un)subscribing a handle's devices. */
 export const pushOpenApi: OpenApiFeature = {
@@ -20,6 +24,7 @@ export const pushOpenApi: OpenApiFeature = {
     '/v1/push/vapid-public-key': {
       get: {
         summary: 'The server’s VAPID public key (uncompressed P-256 point, base64url)',
+        operationId: 'getVapidPublicKey',
         responses: {
           '200': jsonResponse('The key', {
             type: 'object',
@@ -34,7 +39,9 @@ export const pushOpenApi: OpenApiFeature = {
       post: {
         summary:
           'Store a push subscription (signed: subscribe, /v1/push/subscribe/<handle>, <endpoint>, <ts>)',
-        parameters: [pathParam('handle', 'bare handle'), xIdAuthHeader],
+        operationId: 'subscribePush',
+        security: signed,
+        parameters: [handleParam],
         requestBody: {
           required: true,
           content: {
@@ -44,7 +51,7 @@ export const pushOpenApi: OpenApiFeature = {
                   {
                     type: 'object',
                     required: ['endpoint', 'p256dh', 'auth'],
-                    properties: { endpoint, p256dh: key, auth: key },
+                    properties: { endpoint, p256dh: key, auth: key, keys: notKeys },
                   },
                   {
                     type: 'object',
@@ -53,6 +60,7 @@ export const pushOpenApi: OpenApiFeature = {
                       endpoint,
                       keys: {
                         type: 'object',
+                        description: 'wins over top-level p256dh and auth',
                         required: ['p256dh', 'auth'],
                         properties: { p256dh: key, auth: key },
                       },
@@ -77,12 +85,14 @@ export const pushOpenApi: OpenApiFeature = {
       post: {
         summary:
           'Remove a push subscription (signed: unsubscribe, /v1/push/unsubscribe/<handle>, <endpoint>, <ts>)',
-        parameters: [pathParam('handle', 'bare handle'), xIdAuthHeader],
+        operationId: 'unsubscribePush',
+        security: signed,
+        parameters: [handleParam],
         requestBody: {
           required: true,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['endpoint'], properties: { endpoint } },
+              schema: fromZod(unsubscribeBody),
             },
           },
         },

@@ -6,6 +6,7 @@ export const webOpenApi: OpenApiFeature = {
     '/': {
       get: {
         summary: 'Placeholder page, or the client app from web_dir (SPA fallback)',
+        operationId: 'webRoot',
         responses: {
           '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
         },
@@ -14,6 +15,7 @@ export const webOpenApi: OpenApiFeature = {
     '/metrics': {
       get: {
         summary: 'Prometheus metrics',
+        operationId: 'metrics',
         responses: {
           '200': {
             description: 'Prometheus text exposition format',
@@ -25,6 +27,7 @@ export const webOpenApi: OpenApiFeature = {
     '/openapi.json': {
       get: {
         summary: 'This OpenAPI 3.1 document',
+        operationId: 'openapi',
         responses: { '200': jsonResponse('OpenAPI document', { type: 'object' }) },
       },
     },

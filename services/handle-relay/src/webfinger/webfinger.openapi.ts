@@ -13,13 +13,14 @@ export const webFingerOpenApi: OpenApiFeature = {
     '/.well-known/webfinger': {
       get: {
         summary: 'Discover a handle by acct: resource',
+        operationId: 'webFinger',
         parameters: [
           {
             name: 'resource',
             in: 'query',
             required: true,
-            description: '`acct:<handle>@<server>`',
-            schema: { type: 'string' },
+            description: '`acct:<handle>@<server>` (the scheme in any case)',
+            schema: { type: 'string', pattern: '^[Aa][Cc][Cc][Tt]:[\\s\\S]*@[\\s\\S]*$' },
           },
         ],
         responses: {

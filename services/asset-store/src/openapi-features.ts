@@ -1,0 +1,16 @@
+// One line per feature: add its `<feature>.openapi.ts` export here to publish its paths.
+import { adminOpenApi } from './admin/admin.openapi.js';
+import { assetOpenApi } from './assets/asset.openapi.js';
+import { healthOpenApi } from './health/health.openapi.js';
+import type { OpenApiFeature } from './openapi/openapi.js';
+import { searchOpenApi } from './search/search.openapi.js';
+import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
+
+/** Every feature's part of `/openapi.json`, merged by `buildOpenApiDocument`. */
+export const openApiFeatures: readonly OpenApiFeature[] = [
+  healthOpenApi,
+  assetOpenApi,
+  searchOpenApi,
+  thumbnailOpenApi,
+  adminOpenApi,
+];
