@@ -216,6 +216,7 @@ export class JobService {
     let files = 0;
     const scan = scanStorage(this.deps.layout);
     while (!signal.aborted && !(await scan.next()).done) files++;
+    await scan.return(undefined);
     job.progress.total = files;
     return this.deps.rebuilder.rebuild(mode, {
       signal,
