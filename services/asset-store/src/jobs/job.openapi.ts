@@ -98,6 +98,7 @@ export const jobOpenApi: OpenApiFeature = {
             ...authErrors,
             409: 'A job of this kind is already running',
             413: 'Body over max_json_bytes',
+            415: 'A body charset other than UTF-8',
           }),
         },
       },
