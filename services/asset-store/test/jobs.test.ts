@@ -158,6 +158,9 @@ describe('admin jobs', () => {
 
     const list = await request(t.app).get(BASE).set(auth).expect(200);
     expect(list.body).toEqual({ status: 'success', data: [job] });
+    // Once it shows as ended, another of its kind may start at once.
+    const again = await startJob({ kind: 'verify' });
+    expect((await untilEnded(again.id)).status).toBe('done');
   });
 
   it('run a rebuild from the files and end with the rebuild report', async () => {

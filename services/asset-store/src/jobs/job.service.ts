@@ -74,7 +74,10 @@ export class JobService {
 
   /** Starts a job in the background; 409 while one of its kind runs. */
   async start(request: JobRequest): Promise<Job> {
-    const busy = [...this.#running.values()].find((job) => job.kind === request.kind);
+    // A job that has ended but is still saving its outcome no longer counts.
+    const busy = [...this.#running.values()].find(
+      (job) => job.kind === request.kind && !job.outcome,
+    );
     if (busy) throw assetErrors.jobAlreadyRunning(request.kind, busy.id);
     const job: RunningJob = {
       id: randomUUID(),
