@@ -3,7 +3,10 @@ import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import sharp from 'sharp';
 import request from 'supertest';
+import { Migrator } from 'kysely';
 import { createApp, type App } from '../src/app.js';
+import { SCHEMA } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { AssetMetrics } from '../src/metrics/asset-metrics.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
@@ -82,6 +85,35 @@ describe('/metrics domain series', () => {
       dataBytes,
     );
     expect(file.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keep the bytes of rows indexed before they were counted, and of rows changed or deleted', async () => {
+    const migrator = new Migrator({
+      db: t.index.db,
+      provider: { getMigrations: () => Promise.resolve(migrations) },
+      migrationTableSchema: SCHEMA,
+    });
+    const down = await migrator.migrateTo('20261126180000_job');
+    expect(down.error).toBeUndefined();
+    try {
+      await insertAssetRow(t.index.db, { size: 1000 });
+      await insertAssetRow(t.index.db, { size: 500, is_trashed: true });
+    } finally {
+      const up = await migrator.migrateToLatest();
+      expect(up.error).toBeUndefined();
+    }
+    const visible = 'trashed="false",corrupted="false"';
+    const trashed = 'trashed="true",corrupted="false"';
+    expect(await series('asset_store_asset_bytes', visible)).toBe(1000);
+    expect(await series('asset_store_asset_bytes', trashed)).toBe(500);
+    const row = await insertAssetRow(t.index.db, { size: 7 });
+    expect(await series('asset_store_asset_bytes', visible)).toBe(1007);
+    await t.index.db.updateTable('asset').set({ size: 9 }).where('hash', '=', row.hash).execute();
+    expect(await series('asset_store_asset_bytes', visible)).toBe(1009);
+    expect(await series('asset_store_assets', visible)).toBe(2);
+    await t.index.db.deleteFrom('asset').where('size', '=', 1000).execute();
+    expect(await series('asset_store_asset_bytes', visible)).toBe(9);
+    expect(await series('asset_store_assets', visible)).toBe(1);
   });
 
   it('count files and bytes checked, corruptions found, and time the last full scrub', async () => {
