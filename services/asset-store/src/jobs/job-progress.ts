@@ -24,7 +24,6 @@ export class JobProgress {
   readonly countsBytes: boolean;
   #bytesFinished = 0;
   readonly #reading = new Map<string, number>();
-  readonly #startedAt = performance.now();
 
   constructor(countsBytes: boolean) {
     this.countsBytes = countsBytes;
@@ -53,9 +52,12 @@ export class JobProgress {
     return this.bytesTotal === null ? bytes : Math.min(bytes, this.bytesTotal);
   }
 
-  /** The figures now, with the rates and ETA they give. */
-  view(): ProgressView {
-    const seconds = (performance.now() - this.#startedAt) / 1000;
+  /**
+   * The figures now, with the rates and ETA they give after `elapsedMs` of work (to now
+   * while the job runs, to its end once ended, as `jobFromRow` computes them too).
+   */
+  view(elapsedMs: number): ProgressView {
+    const seconds = elapsedMs / 1000;
     const bytesDone = this.bytesDone;
     const rate = seconds > 0 ? this.done / seconds : null;
     const bytesRate = this.countsBytes && seconds > 0 ? bytesDone / seconds : null;

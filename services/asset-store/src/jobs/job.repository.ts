@@ -57,14 +57,12 @@ export async function failRunningJobs(
   return Number(result.numUpdatedRows);
 }
 
-/** How many rows the index holds and their bytes: a verify job's totals. */
+/** How many rows the index holds and their bytes (the kept counts): a verify job's totals. */
 export async function countIndexedAssets(
   db: Kysely<Database>,
 ): Promise<{ files: number; bytes: number }> {
-  const row = await db
-    .selectFrom('asset')
-    .select(sql<number>`count(*)`.as('files'))
-    .select(sql<number>`coalesce(sum(size), 0)`.as('bytes'))
-    .executeTakeFirstOrThrow();
-  return { files: Number(row.files), bytes: Number(row.bytes) };
+  const { rows } = await sql<{ files: number; bytes: number }>`
+    select coalesce(sum(n), 0) as files, coalesce(sum(bytes), 0) as bytes
+    from asset_count where dimension = 'all'`.execute(db);
+  return { files: Number(rows[0]?.files ?? 0), bytes: Number(rows[0]?.bytes ?? 0) };
 }

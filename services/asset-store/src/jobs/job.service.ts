@@ -90,7 +90,7 @@ export class JobService {
     // Claimed before the first await, so two requests at once cannot both start one.
     this.#running.set(job.id, job);
     try {
-      // A verify's totals are one aggregate query: known in the first answer already.
+      // A verify's totals are the index's kept counts: known in the first answer already.
       if (request.kind === 'verify') {
         const { files, bytes } = await countIndexedAssets(this.deps.db);
         job.progress.total = files;
@@ -252,8 +252,8 @@ export class JobService {
   }
 
   #view(job: RunningJob): Job {
-    const progress = job.progress.view();
     const outcome = job.outcome;
+    const progress = job.progress.view((outcome?.finishedAt ?? Date.now()) - job.startedAt);
     return {
       id: job.id,
       kind: job.kind,
