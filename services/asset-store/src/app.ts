@@ -1,7 +1,6 @@
 import {
   assetStoreError,
   clientAddressFunction,
-  createMetrics,
   expressTrustProxy,
   errorHandler,
   methodNotAllowed,
@@ -30,6 +29,10 @@ import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
 import { openApiFeatures } from './openapi-features.js';
 import { healthRoutes } from './health/health.routes.js';
+import { jobRoutes } from './jobs/job.routes.js';
+import { JobService } from './jobs/job.service.js';
+import { AssetMetrics } from './metrics/asset-metrics.js';
+import { assetTotalsByState } from './metrics/asset-totals.repository.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchRoutes } from './search/search.routes.js';
 import { SearchService } from './search/search.service.js';
@@ -58,6 +61,10 @@ export interface AppDeps {
   verifier?: Verifier;
   /** The rebuilder `main.ts` runs at start-up; built here when absent. */
   rebuilder?: Rebuilder;
+  /** `/metrics`; `main.ts` builds it first, as the verifier it builds reports to it. */
+  metrics?: AssetMetrics;
+  /** Verify and rebuild jobs; `main.ts` builds them to stop them at shutdown. */
+  jobs?: JobService;
   /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
   ownRenames?: OwnRenames;
   /**
@@ -81,13 +88,14 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const metrics = createMetrics('asset_store');
+  const metrics = deps.metrics ?? new AssetMetrics();
   // One reading of the client address (`trust_proxy`) for routes, the lane and logs.
   const clientAddress = clientAddressFunction(config.trust_proxy);
   app.set('trust proxy', expressTrustProxy(config.trust_proxy));
   app.use(requestLogging(logger, clientAddress));
-  app.use(metrics.middleware);
-  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities });
+  app.use(metrics.http.middleware);
+  const verifier =
+    deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities, metrics });
   const assets = new AssetService({
     db,
     storage: deps.storage,
@@ -101,6 +109,7 @@ export function createApp(deps: AppDeps): App {
     files: new AssetFiles(deps.storage, deps.ownRenames),
     timestamps: new TimestampIssuer(deps.clock, () => maxAssetTimestamp(db)),
     indexSession: deps.indexSession,
+    metrics,
   });
   const ingestUpload = ingestHandler({
     ingest,
@@ -123,6 +132,12 @@ export function createApp(deps: AppDeps): App {
     cacheEnabled: config.enable_thumbnail_cache,
     cacheMaxBytes: config.thumbnail_cache_max_bytes,
     logger,
+    metrics,
+  });
+  const jobs = deps.jobs ?? new JobService({ db, verifier, rebuilder, layout, logger });
+  metrics.collectFrom({
+    assetTotals: () => assetTotalsByState(db),
+    runningJobs: () => jobs.runningSamples(),
   });
   // The API routers come first: each layer a request passes costs it path matching, and an
   // ingest is the request that must be cheapest. No other layer matches a path under
@@ -137,6 +152,10 @@ export function createApp(deps: AppDeps): App {
       purge: new PurgeService({ db, layout, attributes }),
     }),
   );
+  app.use(
+    API_BASE,
+    jobRoutes({ adminToken: config.admin_token, jobs, maxJsonBytes: config.max_json_bytes }),
+  );
   // Admin routes check their own token first; everything else under API_BASE needs
   // `api_token` when one is set.
   const apiAuth = new ApiAuth(config.api_token, config.admin_token);
@@ -149,7 +168,7 @@ export function createApp(deps: AppDeps): App {
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app
     .route('/metrics')
-    .get(metrics.handler)
+    .get(metrics.http.handler)
     .all(methodNotAllowed(['GET']));
   app.use(healthRoutes(deps));
   app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
@@ -159,7 +178,7 @@ export function createApp(deps: AppDeps): App {
   const lane = ingestLane({
     ingestUpload,
     logger,
-    metrics,
+    metrics: metrics.http,
     clientAddress,
     allows: (req) => apiAuth.allows(req),
   });

@@ -75,6 +75,13 @@ export const assetErrors = {
   databaseUnavailable: () => errors.databaseUnavailable(),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
+  /** `POST /admin/jobs` while a job of that kind runs: one of a kind at a time. */
+  jobAlreadyRunning: (kind: string, id: string) =>
+    errors.conflict(`a ${kind} job is already running: ${id}`),
+  /** A job id that is no job's. */
+  jobNotFound: () => errors.notFound('job not found'),
+  /** A `{id}` of `/admin/jobs/{id}` that is not a UUID. */
+  badJobId: () => errors.badRequest('invalid id: expected a job id (UUID)'),
   /** Admin endpoints while no `admin_token` is configured. */
   adminDisabled: () => errors.forbidden('admin endpoints are disabled: no admin_token configured'),
 };

@@ -2,6 +2,8 @@ import { ConfigError, splitListen } from '@svc/config';
 import { assetStoreError, createLogger, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
+import { JobService } from './jobs/job.service.js';
+import { AssetMetrics } from './metrics/asset-metrics.js';
 import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
@@ -42,17 +44,25 @@ async function main(): Promise<void> {
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
   if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
+  // Jobs do not outlive their process: one the last process left running has failed.
+  const interrupted = await JobService.failInterrupted(index.db);
+  if (interrupted > 0) logger.warn({ interrupted }, 'jobs left running by the last process failed');
+  const metrics = new AssetMetrics();
   const verifier = new Verifier({
     db: index.db,
     layout,
     attributes,
     logger,
     identities: storage.identities,
+    metrics,
   });
+  const jobs = new JobService({ db: index.db, verifier, rebuilder, layout, logger });
   const ownRenames = new OwnRenames();
   const app = createApp({
     verifier,
     rebuilder,
+    jobs,
+    metrics,
     ownRenames,
     config,
     storage,
@@ -68,7 +78,9 @@ async function main(): Promise<void> {
     ownRenames,
     intervalHours: config.verify_interval_hours,
     logger,
+    onChangeChecked: (lag) => metrics.changeChecked(lag),
   });
+  let stoppingJobs: Promise<void> = Promise.resolve();
   const { host, port } = splitListen(config.listen);
   await serve({
     app,
@@ -80,9 +92,14 @@ async function main(): Promise<void> {
     render: assetStoreError,
     // An admin scrub in flight ends with the files checked so far rather than holding the
     // drain; the worker's own checks stop too, and onClose waits for them.
-    beforeDrain: () => verifier.stop(),
+    // Jobs first, so the scrub the verifier's stop cuts short is recorded as failed.
+    beforeDrain: () => {
+      stoppingJobs = jobs.stop();
+      verifier.stop();
+    },
     onClose: async () => {
       await worker.stop();
+      await stoppingJobs;
       await index.close();
     },
   });

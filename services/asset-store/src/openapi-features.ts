@@ -2,6 +2,7 @@
 import { adminOpenApi } from './admin/admin.openapi.js';
 import { assetOpenApi } from './assets/asset.openapi.js';
 import { healthOpenApi } from './health/health.openapi.js';
+import { jobOpenApi } from './jobs/job.openapi.js';
 import type { OpenApiFeature } from './openapi/openapi.js';
 import { searchOpenApi } from './search/search.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
@@ -13,4 +14,5 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   searchOpenApi,
   thumbnailOpenApi,
   adminOpenApi,
+  jobOpenApi,
 ];

@@ -175,6 +175,42 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('matches real answers of the job endpoints', async () => {
+    const token = 'openapi-jobs-token';
+    const admin = await createTestApp('openapi_jobs', { admin_token: token });
+    try {
+      const auth = { Authorization: `Bearer ${token}` };
+      const jobs = `${BASE}/admin/jobs`;
+      await ingestFile(admin.app, 'a file to verify');
+      const started = await request(admin.app).post(jobs).set(auth).send({ kind: 'rebuild' });
+      expect(started.status).toBe(202);
+      expectDocumented(jobs, 'post', started);
+      const conflict = await request(admin.app).post(jobs).set(auth).send({ kind: 'rebuild' });
+      expect([202, 409]).toContain(conflict.status);
+      expectDocumented(jobs, 'post', conflict);
+      expectDocumented(jobs, 'post', await request(admin.app).post(jobs).set(auth).send({}));
+      expectDocumented(jobs, 'post', await request(admin.app).post(jobs).send({ kind: 'verify' }));
+      const { id } = (started.body as { data: { id: string } }).data;
+      const one = `${jobs}/{id}`;
+      let job = await request(admin.app).get(`${jobs}/${id}`).set(auth);
+      while ((job.body as { data: { status: string } }).data.status === 'running') {
+        await new Promise((r) => setTimeout(r, 20));
+        job = await request(admin.app).get(`${jobs}/${id}`).set(auth);
+      }
+      expectDocumented(one, 'get', job);
+      expectDocumented(one, 'delete', await request(admin.app).delete(`${jobs}/${id}`).set(auth));
+      expectDocumented(one, 'get', await request(admin.app).get(`${jobs}/nope`).set(auth));
+      expectDocumented(
+        one,
+        'get',
+        await request(admin.app).get(`${jobs}/00000000-0000-4000-8000-000000000000`).set(auth),
+      );
+      expectDocumented(jobs, 'get', await request(admin.app).get(jobs).set(auth));
+    } finally {
+      await admin.close();
+    }
+  });
+
   it('catches an answer that does not match (the check can fail)', () => {
     const fake = {
       status: 200,

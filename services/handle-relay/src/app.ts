@@ -1,6 +1,5 @@
 import {
   clientAddressFunction,
-  createMetrics,
   expressTrustProxy,
   errorHandler,
   handleRelayError,
@@ -82,7 +81,7 @@ export function createApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const metrics = createMetrics('handle_relay');
+  const metrics = relay.metrics.http;
   const clientAddress = clientAddressFunction(config.trust_proxy);
   // One reading of the client address (`trust_proxy`) for routes, lanes, limits and logs.
   app.set('trust proxy', expressTrustProxy(config.trust_proxy));
@@ -108,7 +107,7 @@ export function createApp(deps: AppDeps): App {
     '/v1/register',
     rateLimit(createRateLimiter({ perMinute: config.rate_limit_per_minute, now, clientAddress })),
   );
-  app.use(handleRoutes(new HandleService({ db, config, now })));
+  app.use(handleRoutes(new HandleService({ db, config, now, metrics: relay.metrics })));
   app.use(webFingerRoutes(new WebFingerService({ db, config })));
   app.use(natsAuthRoutes());
   // Feature routers go above this line: below it, unmatched API paths are JSON 404s and

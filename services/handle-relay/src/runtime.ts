@@ -10,6 +10,7 @@ import type { PushSender } from './push/push-sender.port.js';
 import { loadOrCreateVapidKeys } from './push/vapid-keys.js';
 import { createWebPushSender } from './push/web-push.sender.js';
 import { StreamHub } from './stream/stream-hub.js';
+import { RelayMetrics } from './metrics/relay-metrics.js';
 import { MessageWriter } from './messages/message-writer.js';
 import { toRelayed } from './messages/message.model.js';
 import {
@@ -26,6 +27,8 @@ export interface RelayRuntime {
   streams: StreamHub;
   push: PushNotifier;
   vapidPublicKey: string;
+  /** `/metrics`: the app serves the series the runtime's parts report to. */
+  metrics: RelayMetrics;
   /** Ends the open streams; call before waiting for in-flight requests at shutdown. */
   closeStreams(): Promise<void>;
   /** Ends everything (queued sends, streams, push deliveries, the LISTEN connection). */
@@ -40,6 +43,8 @@ export interface RelayRuntimeOptions {
   now: () => number;
   pingIntervalMs?: number;
   pushSender?: PushSender;
+  /** Built here when absent. */
+  metrics?: RelayMetrics;
 }
 
 /**
@@ -49,6 +54,7 @@ export interface RelayRuntimeOptions {
 export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<RelayRuntime> {
   const { config, store, logger } = options;
   const db = store.db;
+  const metrics = options.metrics ?? new RelayMetrics();
   const vapid = loadOrCreateVapidKeys(config.vapid_key_path);
   const pool = store.pool;
   const pubsub = pool
@@ -68,7 +74,9 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
     logger,
     now: options.now,
     pingIntervalMs: options.pingIntervalMs,
+    metrics,
   });
+  metrics.collectFrom({ openStreams: () => streams.size });
   const sender =
     options.pushSender ??
     createWebPushSender({
@@ -76,14 +84,15 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
       subject: config.vapid_subject ?? `mailto:admin@${config.server}`,
       allowPrivate: config.push_allow_private_endpoints,
     });
-  const push = new PushNotifier({ db, sender, logger });
-  const writer = new MessageWriter({ db, pubsub, logger });
+  const push = new PushNotifier({ db, sender, logger, metrics });
+  const writer = new MessageWriter({ db, pubsub, logger, metrics });
   return {
     writer,
     pubsub,
     streams,
     push,
     vapidPublicKey: vapid.publicKey,
+    metrics,
     closeStreams: () => streams.close(),
     close: async () => {
       await writer.stop();

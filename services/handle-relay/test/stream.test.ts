@@ -67,6 +67,13 @@ async function connect(
   return client;
 }
 
+/** One unlabelled series of `/metrics`. */
+async function metric(name: string): Promise<number> {
+  const res = await request(t.app).get('/metrics').expect(200);
+  const line = res.text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.slice(name.length + 1));
+}
+
 async function send(to: string, envelope: unknown, app = t.app): Promise<number> {
   const res = await request(app).post('/v1/messages').send({ to, envelope }).expect(201);
   return (res.body as { seq: number }).seq;
@@ -290,6 +297,8 @@ describe('resume', () => {
 describe('a subscriber that falls behind', () => {
   it('loses the overflow past 64 buffered messages and is told how many by a lagged event', async () => {
     const alice = await registerHandle(t.app, t.config.server);
+    const lags = await metric('handle_relay_stream_lagged_total');
+    const drops = await metric('handle_relay_stream_dropped_messages_total');
     const client = await connect(alice);
     client.pause();
     // Envelopes big enough that the paused socket backs up after a few of them.
@@ -303,6 +312,8 @@ describe('a subscriber that falls behind', () => {
     expect(dropped).toBeGreaterThan(0);
     expect(delivered.length + dropped).toBe(total);
     expect(delivered.length).toBeGreaterThanOrEqual(65);
+    expect(await metric('handle_relay_stream_lagged_total')).toBe(lags + 1);
+    expect(await metric('handle_relay_stream_dropped_messages_total')).toBe(drops + dropped);
     // What was delivered is a gapless prefix, and lagged comes after it.
     expect(delivered.map((m) => (m.envelope as { n: number }).n)).toEqual(
       Array.from({ length: delivered.length }, (_, i) => i),

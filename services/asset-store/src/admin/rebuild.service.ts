@@ -30,6 +30,14 @@ export interface RebuildReport {
   errors: number;
 }
 
+/** What a rebuild's caller may pass: a signal that ends it early, an ear for its counts. */
+export interface RebuildOptions {
+  /** Ends the pass at the next file; the counts so far are answered, nothing escalates. */
+  signal?: AbortSignal;
+  /** The running counts after each file (a soft pass escalated to hard starts at zero). */
+  onProgress?: (report: Readonly<RebuildReport>) => void;
+}
+
 /** What rebuilding needs. */
 export interface RebuildDeps {
   db: Kysely<Database>;
@@ -71,16 +79,18 @@ export class Rebuilder {
   }
 
   /** Runs a rebuild; a soft one with too many per-file errors becomes a hard one. */
-  rebuild(mode: RebuildMode): Promise<RebuildReport> {
+  rebuild(mode: RebuildMode, options: RebuildOptions = {}): Promise<RebuildReport> {
     return this.#oneAtATime.run(async () => {
-      if (mode === 'hard') return this.#hard();
-      const soft = await this.#pass('soft');
-      if (soft.errors <= this.deps.errorThreshold) return soft;
+      // Cancelled while it waited for another rebuild: nothing is done (nor emptied).
+      if (options.signal?.aborted) return { mode, scanned: 0, indexed: 0, errors: 0 };
+      if (mode === 'hard') return this.#hard(options);
+      const soft = await this.#pass('soft', options);
+      if (soft.errors <= this.deps.errorThreshold || options.signal?.aborted) return soft;
       this.deps.logger.warn(
         { errors: soft.errors, threshold: this.deps.errorThreshold },
         'soft rebuild had too many errors; escalating to a hard rebuild',
       );
-      return this.#hard();
+      return this.#hard(options);
     });
   }
 
@@ -126,29 +136,33 @@ export class Rebuilder {
     return indexed;
   }
 
-  async #hard(): Promise<RebuildReport> {
+  async #hard(options: RebuildOptions): Promise<RebuildReport> {
     await deleteAllAssets(this.deps.db);
-    return this.#pass('hard');
+    return this.#pass('hard', options);
   }
 
-  async #pass(mode: RebuildMode): Promise<RebuildReport> {
+  async #pass(mode: RebuildMode, { signal, onProgress }: RebuildOptions): Promise<RebuildReport> {
     const report: RebuildReport = { mode, scanned: 0, indexed: 0, errors: 0 };
     let chunk: ScannedFile[] = [];
+    const indexOne = async (file: ScannedFile) => {
+      const ok = await this.#io.run(() => this.#index(file));
+      if (ok) report.indexed++;
+      else report.errors++;
+      onProgress?.(report);
+    };
     const flush = async () => {
-      const results = await Promise.all(chunk.map((f) => this.#io.run(() => this.#index(f))));
-      for (const ok of results) {
-        if (ok) report.indexed++;
-        else report.errors++;
-      }
+      await Promise.all(chunk.map(indexOne));
       chunk = [];
     };
+    onProgress?.(report);
     for await (const file of scanStorage(this.deps.layout)) {
+      if (signal?.aborted) break;
       report.scanned++;
       chunk.push(file);
       if (chunk.length >= CHUNK) await flush();
     }
     await flush();
-    if (mode === 'soft') await this.#flagVanished();
+    if (mode === 'soft' && !signal?.aborted) await this.#flagVanished();
     return report;
   }
 

@@ -3,6 +3,7 @@ import type { PipelinedSession } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
+import type { IngestMetrics } from '../metrics/asset-metrics.js';
 import { assetErrors } from '../errors.js';
 import type { AssetFiles } from '../storage/asset-files.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
@@ -38,6 +39,8 @@ export interface IngestDeps {
   timestamps: TimestampIssuer;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
+  /** Counts ingests and their bytes by route, for `/metrics`. */
+  metrics?: IngestMetrics;
 }
 
 /** An upload the storage engine has staged, with the part's own file name. */
@@ -89,7 +92,9 @@ export class IngestService {
       mime.extension(mimeType),
       upload.originalName ?? fields.human_file_name,
     );
-    return this.commit(upload.staged, fields, mimeType, ext);
+    const result = await this.commit(upload.staged, fields, mimeType, ext);
+    this.deps.metrics?.ingested('form', upload.staged.size);
+    return result;
   }
 
   /**
@@ -107,7 +112,9 @@ export class IngestService {
     const content = indentedJson(data);
     const timestamp = await this.nextTimestamp();
     const staged = await stageBuffer(this.deps.storage.layout.tmp, timestamp, content);
-    return this.commit(staged, fields, mimeType, ext);
+    const result = await this.commit(staged, fields, mimeType, ext);
+    this.deps.metrics?.ingested('data', staged.size);
+    return result;
   }
 
   private async commit(

@@ -5,12 +5,14 @@ import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
 import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
+import type { JobTable } from '../jobs/job.table.js';
 
 /** The asset-store schema as Kysely sees it. */
 export interface Database {
   asset: AssetTable;
   asset_tag: AssetTagTable;
   attribute_intent: AttributeIntentTable;
+  job: JobTable;
 }
 
 /** The one Postgres schema this service owns. */

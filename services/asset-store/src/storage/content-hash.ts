@@ -11,16 +11,19 @@ export function createAssetHash(timestamp: number): Hash {
 /**
  * Streams a file through the asset hash; lowercase hex. An abort of `signal` ends the read
  * at the next chunk and rejects (an AbortError, or the signal's reason before the read).
+ * `onBytes` hears each chunk's length, for live progress (jobs).
  */
 export async function hashFile(
   file: string,
   timestamp: number,
   signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
 ): Promise<string> {
   signal?.throwIfAborted();
   const hash = createAssetHash(timestamp);
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, signal })) {
     hash.update(chunk as Buffer);
+    onBytes?.((chunk as Buffer).length);
   }
   return hash.digest('hex');
 }
@@ -33,6 +36,7 @@ export async function digestFile(
   file: string,
   timestamp: number,
   signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
 ): Promise<{ hash: string; sha256: string }> {
   signal?.throwIfAborted();
   const hash = createAssetHash(timestamp);
@@ -40,6 +44,7 @@ export async function digestFile(
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, signal })) {
     hash.update(chunk as Buffer);
     plain.update(chunk as Buffer);
+    onBytes?.((chunk as Buffer).length);
   }
   return { hash: hash.digest('hex'), sha256: plain.digest('hex') };
 }

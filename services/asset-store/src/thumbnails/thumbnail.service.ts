@@ -10,6 +10,7 @@ import { placeholderSvg } from './placeholder.js';
 import { ThumbnailCacheBound } from './thumbnail.cache-bound.js';
 import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
 import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
+import type { ThumbnailMetrics } from '../metrics/asset-metrics.js';
 
 /** What the thumbnail endpoint sends. */
 export interface Thumbnail {
@@ -37,6 +38,8 @@ export interface ThumbnailDeps {
   logger: Pick<Logger, 'warn'>;
   /** Resizes at once; defaults to the number of cores. */
   concurrency?: number;
+  /** Cache hits and misses, renders and their time, for `/metrics`. */
+  metrics?: ThumbnailMetrics;
 }
 
 function extensionOf(filename: string): string {
@@ -75,11 +78,13 @@ export class ThumbnailService {
     if (this.deps.cacheEnabled) {
       const hit = await readCachedThumbnail(cached);
       if (hit) {
+        this.deps.metrics?.cacheHit();
         await this.#bound.used(cached, hit.length);
         return hit;
       }
+      this.deps.metrics?.cacheMiss();
     }
-    const jpeg = await this.#limiter.run(() => this.deps.renderer.render(file, box));
+    const jpeg = await this.#limiter.run(() => this.#render(file, box));
     if (jpeg && this.deps.cacheEnabled && this.#bound.fits(jpeg.length)) {
       // A cache that cannot be written costs speed, not correctness: serve the bytes anyway.
       await writeCachedThumbnail(this.deps.layout, cached, jpeg).then(
@@ -87,6 +92,13 @@ export class ThumbnailService {
         (err: unknown) => this.deps.logger.warn({ err }, 'could not cache thumbnail'),
       );
     }
+    return jpeg;
+  }
+
+  async #render(file: string, box: Box): Promise<Buffer | undefined> {
+    const started = performance.now();
+    const jpeg = await this.deps.renderer.render(file, box);
+    if (jpeg) this.deps.metrics?.rendered((performance.now() - started) / 1000);
     return jpeg;
   }
 }

@@ -13,12 +13,13 @@ export async function checkFile(
   timestamp: number,
   expectedHash: string,
   signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
 ): Promise<FileState> {
   signal?.throwIfAborted();
   try {
     const stat = await fs.stat(file);
     if (!stat.isFile()) return 'missing';
-    return (await hashFile(file, timestamp, signal)) === expectedHash ? 'ok' : 'mismatch';
+    return (await hashFile(file, timestamp, signal, onBytes)) === expectedHash ? 'ok' : 'mismatch';
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
@@ -35,12 +36,13 @@ export async function checkFileWithDigest(
   timestamp: number,
   expectedHash: string,
   signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
 ): Promise<{ state: FileState; sha256?: string }> {
   signal?.throwIfAborted();
   try {
     const stat = await fs.stat(file);
     if (!stat.isFile()) return { state: 'missing' };
-    const { hash, sha256 } = await digestFile(file, timestamp, signal);
+    const { hash, sha256 } = await digestFile(file, timestamp, signal, onBytes);
     return hash === expectedHash ? { state: 'ok', sha256 } : { state: 'mismatch' };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

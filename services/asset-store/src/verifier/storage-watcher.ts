@@ -94,12 +94,15 @@ export class StorageWatch {
   readonly ready: Promise<void>;
   readonly #tree: FolderTreeWatch;
   #pending = new Set<string>();
+  /** When the oldest change of the pending batch was seen (`performance.now()`). */
+  #since = 0;
   #quiet: NodeJS.Timeout | undefined;
   #deadline: NodeJS.Timeout | undefined;
 
   constructor(
     root: string,
-    private readonly onChanges: (relativePaths: Set<string>) => void,
+    /** `since`: when the batch's first change was seen, for the check lag (`/metrics`). */
+    private readonly onChanges: (relativePaths: Set<string>, since: number) => void,
     logger: Pick<Logger, 'warn'>,
     private readonly times: DebounceTimes = { quietMs: 300, maxWaitMs: 1500 },
     ownRenames?: OwnRenames,
@@ -107,6 +110,7 @@ export class StorageWatch {
     this.#tree = new FolderTreeWatch(
       path.resolve(root),
       (relative) => {
+        if (this.#pending.size === 0) this.#since = performance.now();
         this.#pending.add(relative);
         clearTimeout(this.#quiet);
         this.#quiet = setTimeout(() => this.#flush(), this.times.quietMs);
@@ -131,6 +135,6 @@ export class StorageWatch {
     this.#quiet = this.#deadline = undefined;
     const batch = this.#pending;
     this.#pending = new Set();
-    if (batch.size > 0) this.onChanges(batch);
+    if (batch.size > 0) this.onChanges(batch, this.#since);
   }
 }

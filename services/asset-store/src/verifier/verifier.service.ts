@@ -15,6 +15,7 @@ import {
   type StorageLayout,
 } from '../storage/layout.js';
 import type { FileIdentities } from '../storage/file-identities.js';
+import type { VerifierMetrics } from '../metrics/asset-metrics.js';
 import { checkFile, checkFileWithDigest, type FileState } from './file-check.js';
 import {
   fillContentSha256,
@@ -41,6 +42,23 @@ export interface VerifierDeps {
   identities?: FileIdentities;
   /** Files a scrub hashes at once; bounded so a scrub does not starve requests. */
   concurrency?: number;
+  /** Counters for `/metrics`; none in tests that do not look. */
+  metrics?: VerifierMetrics;
+}
+
+/** What a scrub's caller may pass: a signal that ends it early, and ears for its progress. */
+export interface ScrubOptions {
+  signal?: AbortSignal;
+  /** Bytes of the file of `hash` just read (a file looked at twice is read twice). */
+  onBytes?: (hash: string, bytes: number) => void;
+  /** One file checked, with what it was found to be. */
+  onChecked?: (row: AssetRow, state: FileState) => void;
+}
+
+/** How one check is run: the signal that stops it and an ear for the bytes it reads. */
+interface CheckOptions {
+  signal?: AbortSignal;
+  onBytes?: (bytes: number) => void;
 }
 
 const BATCH = 256;
@@ -74,13 +92,15 @@ export class Verifier {
   async verifyAsset(
     row: AssetRow,
     lane: 'scrub' | 'change' | 'read' = 'change',
+    options: CheckOptions = {},
   ): Promise<FileState> {
     const file = toAbsolutePath(this.deps.layout, row.path);
     const limiter =
       lane === 'scrub' ? this.#scrubLane : lane === 'read' ? this.#readLane : this.#changeLane;
-    const { signal } = this.#stopping;
-    const inspect = () => limiter.run(() => this.#check(file, row, signal));
+    const { signal = this.#stopping.signal, onBytes } = options;
+    const inspect = () => limiter.run(() => this.#check(file, row, signal, onBytes));
     const state = await inspect();
+    this.deps.metrics?.fileChecked(row.size);
     const corrupt = state !== 'ok';
     if (corrupt === row.is_corrupted) return state;
     // A file caught mid-replace can look wrong once: act only on a finding seen twice.
@@ -94,10 +114,15 @@ export class Verifier {
    * Hashes the file; an intact one's identity is recorded, when it did not change while
    * it was read (the `stat`s before and after agree), for readers to check against.
    */
-  async #check(file: string, row: AssetRow, signal: AbortSignal): Promise<FileState> {
+  async #check(
+    file: string,
+    row: AssetRow,
+    signal: AbortSignal,
+    onBytes?: (bytes: number) => void,
+  ): Promise<FileState> {
     const identities = this.deps.identities;
     const before = identities && (await fs.promises.stat(file).catch(() => undefined));
-    const state = await this.#read(file, row, signal);
+    const state = await this.#read(file, row, signal, onBytes);
     if (!identities) return state;
     if (state !== 'ok' || !before) {
       identities.forget(file);
@@ -110,9 +135,16 @@ export class Verifier {
   }
 
   /** Hashes the file; one stored before digests were kept gets its digest from the same read. */
-  async #read(file: string, row: AssetRow, signal: AbortSignal): Promise<FileState> {
-    if (row.content_sha256 !== null) return checkFile(file, row.timestamp, row.hash, signal);
-    const found = await checkFileWithDigest(file, row.timestamp, row.hash, signal);
+  async #read(
+    file: string,
+    row: AssetRow,
+    signal: AbortSignal,
+    onBytes?: (bytes: number) => void,
+  ): Promise<FileState> {
+    if (row.content_sha256 !== null) {
+      return checkFile(file, row.timestamp, row.hash, signal, onBytes);
+    }
+    const found = await checkFileWithDigest(file, row.timestamp, row.hash, signal, onBytes);
     if (found.sha256 !== undefined) await this.#fillDigest(row.hash, file, found.sha256);
     return found.state;
   }
@@ -153,6 +185,7 @@ export class Verifier {
     const corrupt = state !== 'ok';
     const row = await setAssetCorrupted(this.deps.db, hash, corrupt);
     if (!row) return;
+    if (corrupt) this.deps.metrics?.corruptionFound(state);
     this.deps.logger.warn(
       { hash, state },
       corrupt ? 'asset flagged corrupted' : 'asset intact again',
@@ -166,16 +199,29 @@ export class Verifier {
     }
   }
 
-  /** Checks every indexed asset, oldest first. */
-  async scrub(): Promise<ScrubReport> {
+  /**
+   * Checks every indexed asset, oldest first. An abort of `options.signal` (a cancelled
+   * job) ends it like a shutdown does: with the counts of the files checked so far.
+   */
+  async scrub(options: ScrubOptions = {}): Promise<ScrubReport> {
     const started = performance.now();
     const report: ScrubReport = { checked: 0, corrupted: 0, missing: 0, duration_ms: 0 };
+    const { onBytes, onChecked } = options;
+    const signal = options.signal
+      ? AbortSignal.any([this.#stopping.signal, options.signal])
+      : this.#stopping.signal;
+    const check = async (row: AssetRow) => {
+      const read = onBytes && ((bytes: number) => onBytes(row.hash, bytes));
+      const state = await this.verifyAsset(row, 'scrub', { signal, onBytes: read });
+      onChecked?.(row, state);
+      return state;
+    };
     let after = -1;
-    while (!this.#stopping.signal.aborted) {
+    while (!signal.aborted) {
       const rows = await listAssetsAfter(this.deps.db, after, BATCH);
       if (rows.length === 0) break;
       after = rows[rows.length - 1]!.timestamp;
-      for (const state of await this.#settle(rows.map((row) => this.verifyAsset(row, 'scrub')))) {
+      for (const state of await this.#settle(rows.map(check), signal)) {
         if (state === undefined) continue;
         report.checked++;
         if (state === 'mismatch') report.corrupted++;
@@ -183,6 +229,7 @@ export class Verifier {
       }
     }
     report.duration_ms = Math.round(performance.now() - started);
+    if (!signal.aborted) this.deps.metrics?.scrubFinished(report.duration_ms / 1000);
     return report;
   }
 
@@ -206,14 +253,18 @@ export class Verifier {
 
   /**
    * Waits for every check, so none is still at work once this returns (the database may
-   * close next). A check that failed fails the whole, unless the verifier is stopping:
-   * then the failures are the stop's own, and those checks count as not done (undefined).
+   * close next). A check that failed fails the whole, unless the verifier is stopping (or
+   * the scrub's own signal ended it): then the failures are the stop's own, and those checks
+   * count as not done (undefined).
    */
-  async #settle(checks: Promise<FileState>[]): Promise<(FileState | undefined)[]> {
+  async #settle(
+    checks: Promise<FileState>[],
+    signal: AbortSignal = this.#stopping.signal,
+  ): Promise<(FileState | undefined)[]> {
     const settled = await Promise.allSettled(checks);
     return settled.map((result) => {
       if (result.status === 'fulfilled') return result.value;
-      if (this.#stopping.signal.aborted) return undefined;
+      if (signal.aborted) return undefined;
       throw result.reason;
     });
   }

@@ -12,6 +12,8 @@ export interface VerifierWorkerOptions {
   /** Hours between full scrubs; 0 turns the periodic scrub off. */
   intervalHours: number;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Seconds from a change to its check done, for `/metrics`. */
+  onChangeChecked?: (lagSeconds: number) => void;
   /** Watch debounce, shortened by tests. */
   debounce?: { quietMs: number; maxWaitMs: number };
 }
@@ -36,7 +38,12 @@ export class VerifierWorker {
   private constructor(private readonly options: VerifierWorkerOptions) {
     this.#watch = new StorageWatch(
       options.root,
-      (paths) => void this.#track(options.verifier.verifyPaths(paths)),
+      (paths, since) =>
+        void this.#track(
+          options.verifier
+            .verifyPaths(paths)
+            .then(() => options.onChangeChecked?.((performance.now() - since) / 1000)),
+        ),
       options.logger,
       options.debounce,
       options.ownRenames,

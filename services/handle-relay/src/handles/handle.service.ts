@@ -14,12 +14,15 @@ import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas
 import { HandleWriter } from './handle-writer.js';
 import { HANDLE_PKEY, HANDLE_PRIMARY_UNIQUE, type HandleRow } from './handle.table.js';
 import { verifyRegistration } from './registration.js';
+import type { RelayMetrics } from '../metrics/relay-metrics.js';
 
 /** What the handle service needs. */
 export interface HandleServiceDeps {
   db: Kysely<Database>;
   config: Pick<Config, 'server' | 'sig_server_url'>;
   now: () => number;
+  /** Registrations, for `/metrics`. */
+  metrics?: Pick<RelayMetrics, 'registered'>;
 }
 
 /** Registration, lookups and proofs: the identity rules of the relay. */
@@ -46,9 +49,14 @@ export class HandleService {
       nowMs,
     );
     const row = { handle, primary_key: primary, registered_at: new Date(nowMs), proofs: [] };
-    if (await this.#writer.tryInsert(row)) return this.#record(row);
+    if (await this.#writer.tryInsert(row)) {
+      this.deps.metrics?.registered();
+      return this.#record(row);
+    }
     try {
-      return this.#record(await repo.insertHandle(this.deps.db, row));
+      const inserted = await repo.insertHandle(this.deps.db, row);
+      this.deps.metrics?.registered();
+      return this.#record(inserted);
     } catch (err) {
       if (isUniqueViolation(err, HANDLE_PKEY)) throw relayErrors.handleTaken(handle);
       if (isUniqueViolation(err, HANDLE_PRIMARY_UNIQUE)) throw relayErrors.primaryTaken();

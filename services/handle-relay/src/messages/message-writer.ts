@@ -6,6 +6,7 @@ import { relayErrors } from '../errors.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { toRelayed, type RelayedMessage, type StoredMessage } from './message.model.js';
 import { insertMessageBatch } from './message.repository.js';
+import type { RelayMetrics } from '../metrics/relay-metrics.js';
 
 /** Sends written per statement, and about how much envelope text one statement may carry. */
 const MAX_BATCH_SENDS = 256;
@@ -32,6 +33,8 @@ export interface MessageWriterDeps {
   db: Kysely<Database>;
   pubsub: PubSub;
   logger: Logger;
+  /** Messages stored, for `/metrics`. */
+  metrics?: Pick<RelayMetrics, 'messagesStored'>;
 }
 
 interface Pending {
@@ -137,6 +140,7 @@ export class MessageWriter {
     }
     if (!('stored' in outcome)) return;
     const messages = outcome.stored.map(toRelayed);
+    this.deps.metrics?.messagesStored(messages.length);
     try {
       this.deps.pubsub.deliver(messages);
     } catch (err) {

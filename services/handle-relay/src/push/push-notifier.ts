@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { MessageNotifier } from '../messages/message.service.js';
 import type { PushSender } from './push-sender.port.js';
+import type { RelayMetrics } from '../metrics/relay-metrics.js';
 import { deleteSubscriptionByEndpoint, listSubscriptions } from './push.repository.js';
 
 /** Deliveries in flight at once, across all recipients. */
@@ -24,6 +25,8 @@ export interface PushNotifierDeps {
   logger: Logger;
   concurrency?: number;
   closeGraceMs?: number;
+  /** Deliveries by outcome, for `/metrics`. */
+  metrics?: Pick<RelayMetrics, 'pushDelivery'>;
 }
 
 /**
@@ -97,15 +100,21 @@ export class PushNotifier implements MessageNotifier {
     payload: string,
   ): Promise<void> {
     const outcome = await this.deps.sender.send(sub, payload);
+    const metrics = this.deps.metrics;
     if ('error' in outcome) {
+      metrics?.pushDelivery('failed');
       this.deps.logger.warn({ err: outcome.error, endpoint: sub.endpoint }, 'push delivery failed');
       return;
     }
     if (outcome.status === 404 || outcome.status === 410) {
+      metrics?.pushDelivery('gone');
       await deleteSubscriptionByEndpoint(this.deps.db, sub.endpoint);
       this.deps.logger.info({ endpoint: sub.endpoint }, 'push subscription gone; deleted');
     } else if (outcome.status < 200 || outcome.status >= 300) {
+      metrics?.pushDelivery('refused');
       this.deps.logger.warn({ status: outcome.status, endpoint: sub.endpoint }, 'push refused');
+    } else {
+      metrics?.pushDelivery('delivered');
     }
   }
 

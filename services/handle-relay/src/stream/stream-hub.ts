@@ -4,6 +4,7 @@ import { relayErrors } from '../errors.js';
 import type { RelayedMessage } from '../messages/message.model.js';
 import type { PubSub } from '../pubsub/pubsub.port.js';
 import { StreamSubscriber } from './stream-subscriber.js';
+import type { RelayMetrics } from '../metrics/relay-metrics.js';
 
 /** Response header: the seq the stream delivers messages after, for a client to resume from. */
 const STREAM_START_HEADER = 'X-Stream-After';
@@ -32,6 +33,8 @@ export interface StreamHubDeps {
   monotonicNow?: () => number;
   pingIntervalMs?: number;
   bufferSize?: number;
+  /** Messages delivered and `lagged` events, for `/metrics`. */
+  metrics?: Pick<RelayMetrics, 'messageDelivered' | 'lagged'>;
 }
 
 /** All open inbox streams of this instance: opening, keep-alive and shutdown. */
@@ -81,6 +84,7 @@ export class StreamHub {
       bufferSize: this.deps.bufferSize ?? STREAM_BUFFER_SIZE,
       readAfter: this.deps.readAfter,
       logger: this.deps.logger,
+      metrics: this.deps.metrics,
     });
     const unsubscribe = this.deps.pubsub.subscribe(handle, sub);
     let start: number;

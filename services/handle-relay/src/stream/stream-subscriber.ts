@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import type { PubSubListener } from '../pubsub/pubsub.port.js';
 import { laggedFrame, messageFrame, pingFrame } from './sse-frames.js';
+import type { RelayMetrics } from '../metrics/relay-metrics.js';
 
 /** Replay reads the store in pages of this many messages. */
 const REPLAY_PAGE = 500;
@@ -15,6 +16,7 @@ export interface SubscriberDeps {
   bufferSize: number;
   readAfter: (handle: string, afterSeq: number, limit: number) => Promise<RelayedMessage[]>;
   logger: Logger;
+  metrics?: Pick<RelayMetrics, 'messageDelivered' | 'lagged'>;
 }
 
 /**
@@ -104,6 +106,7 @@ export class StreamSubscriber implements PubSubListener {
       if (this.#dropped > 0) {
         const dropped = this.#dropped;
         this.#dropped = 0;
+        this.deps.metrics?.lagged(dropped);
         await this.#write(laggedFrame(dropped));
         continue;
       }
@@ -117,6 +120,7 @@ export class StreamSubscriber implements PubSubListener {
   async #writeMessage(m: RelayedMessage): Promise<void> {
     if (this.#stopped || m.seq <= this.lastSent) return;
     this.lastSent = m.seq;
+    this.deps.metrics?.messageDelivered(this.#replaying ? 'replay' : 'live');
     await this.#write(messageFrame(m));
   }
 

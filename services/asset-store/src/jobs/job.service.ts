@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
+import { scanStorage } from '../admin/storage-scan.js';
+import type { Database } from '../db/database.js';
+import { assetErrors } from '../errors.js';
+import type { JobGaugeSample } from '../metrics/asset-metrics.js';
+import type { StorageLayout } from '../storage/layout.js';
+import type { Verifier } from '../verifier/verifier.service.js';
+import { JobProgress } from './job-progress.js';
+import { jobFromRow, type Job, type JobKind, type JobStatus } from './job.model.js';
+import {
+  countIndexedAssets,
+  failRunningJobs,
+  finishJob,
+  findJob,
+  insertJob,
+  listRecentJobs,
+  updateJob,
+} from './job.repository.js';
+
+/** What `POST /admin/jobs` asks for. */
+export type JobRequest = { kind: 'verify' } | { kind: 'rebuild'; mode: RebuildMode };
+
+/** What the job service needs. */
+export interface JobDeps {
+  db: Kysely<Database>;
+  verifier: Pick<Verifier, 'scrub'>;
+  rebuilder: Pick<Rebuilder, 'rebuild'>;
+  layout: StorageLayout;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** How often a running job's progress is logged and saved; 10 s unless a test says. */
+  checkpointMs?: number;
+}
+
+/** Why a job that was running when its process ended shows as failed. */
+export const RESTARTED = 'interrupted: the service restarted';
+const STOPPED = 'interrupted: the service stopped';
+/** How many jobs `GET /admin/jobs` lists. */
+const RECENT = 50;
+
+/** One job this process runs. */
+interface RunningJob {
+  id: string;
+  kind: JobKind;
+  startedAt: number;
+  progress: JobProgress;
+  controller: AbortController;
+  /** Set once the job has ended, before its row is saved. */
+  outcome?: { status: JobStatus; finishedAt: number; result: unknown; error: string | null };
+  /** Set when the service stops it: it then failed, it was not cancelled. */
+  stopReason?: string;
+  settled: Promise<void>;
+}
+
+/**
+ * Verify and rebuild as background jobs with live progress: one of a kind at a time,
+ * cancellable, recorded in `job` (checkpointed every 10 s, with a log line) so the record
+ * outlives the process, while the job itself does not.
+ */
+export class JobService {
+  readonly #running = new Map<string, RunningJob>();
+  readonly #checkpointMs: number;
+
+  constructor(private readonly deps: JobDeps) {
+    this.#checkpointMs = deps.checkpointMs ?? 10_000;
+  }
+
+  /** At start: jobs a previous process left `running` are failed, with the reason. */
+  static async failInterrupted(db: Kysely<Database>): Promise<number> {
+    return failRunningJobs(db, RESTARTED, new Date());
+  }
+
+  /** Starts a job in the background; 409 while one of its kind runs. */
+  async start(request: JobRequest): Promise<Job> {
+    // A job that has ended but is still saving its outcome no longer counts.
+    const busy = [...this.#running.values()].find(
+      (job) => job.kind === request.kind && !job.outcome,
+    );
+    if (busy) throw assetErrors.jobAlreadyRunning(request.kind, busy.id);
+    const job: RunningJob = {
+      id: randomUUID(),
+      kind: request.kind,
+      startedAt: Date.now(),
+      progress: new JobProgress(request.kind === 'verify'),
+      controller: new AbortController(),
+      settled: Promise.resolve(),
+    };
+    // Claimed before the first await, so two requests at once cannot both start one.
+    this.#running.set(job.id, job);
+    try {
+      // A verify's totals are the index's kept counts: known in the first answer already.
+      if (request.kind === 'verify') {
+        const { files, bytes } = await countIndexedAssets(this.deps.db);
+        job.progress.total = files;
+        job.progress.bytesTotal = bytes;
+      }
+      await insertJob(this.deps.db, {
+        id: job.id,
+        kind: job.kind,
+        mode: request.kind === 'rebuild' ? request.mode : null,
+        status: 'running',
+        started_at: new Date(job.startedAt),
+        total: job.progress.total,
+        bytes_total: job.progress.bytesTotal,
+      });
+    } catch (err) {
+      this.#running.delete(job.id);
+      throw err;
+    }
+    job.settled = this.#run(job, request);
+    return this.#view(job);
+  }
+
+  /** One job, live while it runs; 404 when unknown. */
+  async get(id: string): Promise<Job> {
+    const running = this.#running.get(id);
+    if (running) return this.#view(running);
+    const row = await findJob(this.deps.db, id);
+    if (!row) throw assetErrors.jobNotFound();
+    return jobFromRow(row);
+  }
+
+  /** The newest jobs first, running ones live. */
+  async list(): Promise<Job[]> {
+    const rows = await listRecentJobs(this.deps.db, RECENT);
+    return rows.map((row) => {
+      const running = this.#running.get(row.id);
+      return running ? this.#view(running) : jobFromRow(row);
+    });
+  }
+
+  /** Cancels a running job and answers it once it has stopped; an ended job as it is. */
+  async cancel(id: string): Promise<Job> {
+    const running = this.#running.get(id);
+    if (!running) return this.get(id);
+    running.controller.abort(new Error('the job was cancelled'));
+    await running.settled;
+    return this.#view(running);
+  }
+
+  /** At shutdown: running jobs stop at once and are recorded as failed, with the reason. */
+  stop(): Promise<void> {
+    const jobs = [...this.#running.values()];
+    for (const job of jobs) {
+      job.stopReason ??= STOPPED;
+      job.controller.abort(new Error(STOPPED));
+    }
+    return Promise.all(jobs.map((job) => job.settled)).then(() => undefined);
+  }
+
+  /** Progress of the jobs running now, for the `/metrics` gauges. */
+  runningSamples(): JobGaugeSample[] {
+    return [...this.#running.values()]
+      .filter((job) => !job.outcome)
+      .map((job) => ({
+        kind: job.kind,
+        total: job.progress.total,
+        done: job.progress.done,
+        bytes_total: job.progress.bytesTotal,
+        bytes_done: job.progress.bytesDone,
+      }));
+  }
+
+  async #run(job: RunningJob, request: JobRequest): Promise<void> {
+    const timer = setInterval(() => void this.#checkpoint(job), this.#checkpointMs);
+    timer.unref();
+    const { signal } = job.controller;
+    let status: JobStatus;
+    let result: unknown = null;
+    let error: string | null = null;
+    try {
+      result =
+        request.kind === 'verify'
+          ? await this.#verify(job)
+          : await this.#rebuild(job, request.mode);
+      status = signal.aborted ? 'cancelled' : 'done';
+    } catch (err) {
+      status = signal.aborted ? 'cancelled' : 'failed';
+      if (status === 'failed') {
+        error = err instanceof Error ? err.message : String(err);
+        this.deps.logger.error({ err, job: job.id }, 'job failed');
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    if (job.stopReason) {
+      status = 'failed';
+      error = job.stopReason;
+    }
+    job.outcome = { status, finishedAt: Date.now(), result, error };
+    const view = this.#view(job);
+    this.deps.logger.info({ job: view }, `job ${status}`);
+    await finishJob(this.deps.db, job.id, {
+      status,
+      finished_at: new Date(job.outcome.finishedAt),
+      total: view.total,
+      done: view.done,
+      bytes_total: view.bytes_total,
+      bytes_done: view.bytes_done,
+      result: result === null ? null : JSON.stringify(result),
+      error,
+    }).catch((err: unknown) => this.deps.logger.error({ err, job: job.id }, 'could not save job'));
+    this.#running.delete(job.id);
+  }
+
+  async #verify(job: RunningJob) {
+    return this.deps.verifier.scrub({
+      signal: job.controller.signal,
+      onBytes: (hash, n) => job.progress.read(hash, n),
+      onChecked: (row) => job.progress.finished(row.hash, row.size),
+    });
+  }
+
+  async #rebuild(job: RunningJob, mode: RebuildMode) {
+    const { signal } = job.controller;
+    // Rebuild streams the tree, so its total comes from a walk of names alone first.
+    let files = 0;
+    const scan = scanStorage(this.deps.layout);
+    while (!signal.aborted && !(await scan.next()).done) files++;
+    await scan.return(undefined);
+    job.progress.total = files;
+    return this.deps.rebuilder.rebuild(mode, {
+      signal,
+      onProgress: (report) => (job.progress.done = report.indexed + report.errors),
+    });
+  }
+
+  /** Every `checkpointMs`: the progress goes to the log and to the job's row. */
+  async #checkpoint(job: RunningJob): Promise<void> {
+    if (job.outcome) return;
+    const view = this.#view(job);
+    const { total, done, bytes_total, bytes_done, rate, bytes_rate, eta_s } = view;
+    this.deps.logger.info(
+      {
+        job: job.id,
+        kind: job.kind,
+        total,
+        done,
+        bytes_total,
+        bytes_done,
+        rate,
+        bytes_rate,
+        eta_s,
+      },
+      'job progress',
+    );
+    await updateJob(this.deps.db, job.id, { total, done, bytes_total, bytes_done }).catch(
+      (err: unknown) => this.deps.logger.warn({ err, job: job.id }, 'could not save job progress'),
+    );
+  }
+
+  #view(job: RunningJob): Job {
+    const outcome = job.outcome;
+    const progress = job.progress.view((outcome?.finishedAt ?? Date.now()) - job.startedAt);
+    return {
+      id: job.id,
+      kind: job.kind,
+      status: outcome?.status ?? 'running',
+      started_at: job.startedAt,
+      finished_at: outcome?.finishedAt ?? null,
+      ...progress,
+      eta_s: outcome ? null : progress.eta_s,
+      result: outcome?.result ?? null,
+      error: outcome?.error ?? null,
+    };
+  }
+}
