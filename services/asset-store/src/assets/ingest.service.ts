@@ -20,7 +20,7 @@ import {
   type FileIngestFields,
   type IngestFields,
 } from './asset.schemas.js';
-import type { TimestampIssuer } from './timestamp-issuer.js';
+import type { TimestampSource } from './timestamp-issuer.js';
 
 /** The `data` of both ingest answers. */
 export interface IngestResult {
@@ -35,7 +35,7 @@ export interface IngestDeps {
   storage: AssetStorage;
   /** Puts staged files into the storage root durably. */
   files: AssetFiles;
-  timestamps: TimestampIssuer;
+  timestamps: TimestampSource;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
 }

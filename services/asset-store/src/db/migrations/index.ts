@@ -7,6 +7,7 @@ import * as hashPrefixWithTimestamp from './20261121200400_hash_prefix_with_time
 import * as assetTagIndex from './20261122100000_asset_tag_index.js';
 import * as contentSha256 from './20261126150000_content_sha256.js';
 import * as attributeIntent from './20261126160000_attribute_intent.js';
+import * as timestampAllocator from './20261126180000_timestamp_allocator.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '20261122100000_asset_tag_index': assetTagIndex,
   '20261126150000_content_sha256': contentSha256,
   '20261126160000_attribute_intent': attributeIntent,
+  '20261126180000_timestamp_allocator': timestampAllocator,
 };
