@@ -57,7 +57,9 @@ describe('the database allocator shared by two instances', () => {
       Array.from({ length: 400 }, (_, i) => (i % 2 === 0 ? a : b).next()),
     );
     expect(new Set(all).size).toBe(400);
-    expect([...all].sort((x, y) => x - y)).toEqual(Array.from({ length: 400 }, (_, i) => 1_000 + i));
+    expect([...all].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 400 }, (_, i) => 1_000 + i),
+    );
   });
 
   it('issues above every earlier answer of the other instance (one order for all)', async () => {
