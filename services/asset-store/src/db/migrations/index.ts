@@ -8,6 +8,7 @@ import * as assetTagIndex from './20261122100000_asset_tag_index.js';
 import * as contentSha256 from './20261126150000_content_sha256.js';
 import * as attributeIntent from './20261126160000_attribute_intent.js';
 import * as timestampAllocator from './20261126180000_timestamp_allocator.js';
+import * as assetCountSlots from './20261126180100_asset_count_slots.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261126150000_content_sha256': contentSha256,
   '20261126160000_attribute_intent': attributeIntent,
   '20261126180000_timestamp_allocator': timestampAllocator,
+  '20261126180100_asset_count_slots': assetCountSlots,
 };
