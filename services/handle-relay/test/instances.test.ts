@@ -16,7 +16,7 @@ const TIMEOUT_MS = 120_000;
 const SERVER = 'relay.example';
 
 const sandbox = useServiceSandbox('handle-relay-instances-');
-let started: ServiceProcess[] = [];
+const started: ServiceProcess[] = [];
 afterEach(async () => {
   for (const service of started.splice(0)) await stopIfRunning(service);
 });
