@@ -9,3 +9,5 @@ export { preparedAs } from './prepared.js';
 export { GroupCommit, takeFront } from './group-commit.js';
 export type { GroupCommitPolicy, TakeFrontLimits } from './group-commit.js';
 export * from './pg-errors.js';
+export { AdvisoryLock, ProcessLock, advisoryLockKey, instanceLock } from './instance-lock.js';
+export type { InstanceLock, LockOutcome } from './instance-lock.js';

@@ -23,7 +23,9 @@ import { AssetService } from './assets/asset.service.js';
 import { ingestLane } from './assets/ingest-lane.js';
 import { ingestHandler } from './assets/ingest.handler.js';
 import { IngestService } from './assets/ingest.service.js';
-import { TimestampIssuer } from './assets/timestamp-issuer.js';
+import { TimestampAllocator } from './assets/timestamp-allocator.js';
+import { allocateTimestamps } from './assets/timestamp-allocator.repository.js';
+import { TimestampIssuer, type TimestampSource } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
@@ -73,6 +75,19 @@ export interface AppDeps {
    * fsynced (see `AssetIndexWriter`).
    */
   indexSession?: PipelinedSession;
+  /**
+   * True when the index is a PostgreSQL server other instances may share: timestamps are
+   * then allocated in it, else issued from this process's memory (the embedded database).
+   */
+  sharedIndex?: boolean;
+}
+
+/** Where this app's timestamps come from: the shared index, or process memory. */
+function timestampSource(deps: AppDeps): TimestampSource {
+  const { db, clock } = deps;
+  return deps.sharedIndex
+    ? new TimestampAllocator(clock, (clockMs, count) => allocateTimestamps(db, clockMs, count))
+    : new TimestampIssuer(clock, () => maxAssetTimestamp(db));
 }
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
@@ -107,7 +122,7 @@ export function createApp(deps: AppDeps): App {
     db,
     storage: deps.storage,
     files: new AssetFiles(deps.storage, deps.ownRenames),
-    timestamps: new TimestampIssuer(deps.clock, () => maxAssetTimestamp(db)),
+    timestamps: timestampSource(deps),
     indexSession: deps.indexSession,
     metrics,
   });

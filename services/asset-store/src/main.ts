@@ -1,4 +1,5 @@
 import { ConfigError, splitListen } from '@svc/config';
+import { instanceLock } from '@svc/database';
 import { assetStoreError, createLogger, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     attributes,
     logger,
     errorThreshold: config.rebuild_error_threshold,
+    // Several instances on one server: rebuilds exclude each other (pg advisory lock).
+    lock: instanceLock(index, 'rebuild'),
   });
   // Attribute writes a crash cut off before their change committed are undone first, so a
   // rebuild (now or later) reads only acknowledged metadata from the files.
@@ -79,6 +82,7 @@ async function main(): Promise<void> {
     intervalHours: config.verify_interval_hours,
     logger,
     onChangeChecked: (lag) => metrics.changeChecked(lag),
+    scrubLock: instanceLock(index, 'scrub'),
   });
   let stoppingJobs: Promise<void> = Promise.resolve();
   const { host, port } = splitListen(config.listen);

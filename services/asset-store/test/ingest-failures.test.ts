@@ -7,6 +7,7 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import type { AttributeStore } from '../src/storage/attributes.js';
 import { rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
+import { insertAssetRow } from './factories.js';
 import { useTestApp } from './test-app.js';
 
 const t = useTestApp('ingest_failures');
@@ -122,6 +123,41 @@ describe.each(commitModes)('a failure making a file durable (rows %s)', (_mode, 
     const { filename } = (res.body as { data: { filename: string } }).data;
     expect(storedFiles(t)).toEqual([filename]);
     expect(await rowCount(t)).toBe(1);
+  });
+});
+
+describe("a rebuild that indexes an ingest's file before its row commits", () => {
+  afterEach(async () => {
+    await t.index.db.deleteFrom('asset').execute();
+    for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
+  });
+
+  it('lets the ingest stand: 200, its file kept, one row naming it', async () => {
+    const real = t.storage.attributes;
+    // What a soft rebuild (or another instance's start-up recovery) would insert, from the
+    // file's name and attributes, just before the ingest's own row goes in.
+    const raced: AttributeStore = {
+      read: (file) => real.read(file),
+      write: (file, attrs) => real.write(file, attrs),
+      remove: (file) => real.remove(file),
+      writeNew: async (file, name, attrs) => {
+        await real.writeNew(file, name, attrs);
+        await insertAssetRow(t.index.db, {
+          hash: attrs.hash,
+          timestamp: attrs.timestamp,
+          path: name,
+        });
+      },
+    };
+    const res = await request(appWith(raced, false))
+      .post('/api/v1/can/0/ingest')
+      .attach('file', Buffer.from('raced'), 'raced.txt')
+      .expect(200);
+    const { filename, hash } = (res.body as { data: { filename: string; hash: string } }).data;
+    expect(storedFiles(t)).toEqual([filename]);
+    expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe('raced');
+    const rows = await t.index.db.selectFrom('asset').select(['hash', 'path']).execute();
+    expect(rows).toEqual([{ hash, path: filename }]);
   });
 });
 

@@ -65,8 +65,9 @@ function messageHandlers(deps: AppDeps, clientAddress: ClientAddress): MessageHa
     knownRecipients: new KnownRecipients(),
   });
   const sendLimit = createRateLimiter({
+    route: 'send',
     perMinute: config.rate_limit_per_minute,
-    now,
+    buckets: relay.rateBuckets,
     clientAddress,
   });
   return { send: sendHandler(messages, sendLimit), inbox: inboxHandler(messages) };
@@ -105,7 +106,14 @@ export function createApp(deps: AppDeps): App {
   app.use(openApiRoutes(deps.version, openApiFeatures));
   app.post(
     '/v1/register',
-    rateLimit(createRateLimiter({ perMinute: config.rate_limit_per_minute, now, clientAddress })),
+    rateLimit(
+      createRateLimiter({
+        route: 'register',
+        perMinute: config.rate_limit_per_minute,
+        buckets: relay.rateBuckets,
+        clientAddress,
+      }),
+    ),
   );
   app.use(handleRoutes(new HandleService({ db, config, now, metrics: relay.metrics })));
   app.use(webFingerRoutes(new WebFingerService({ db, config })));

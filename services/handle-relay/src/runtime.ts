@@ -11,6 +11,8 @@ import { loadOrCreateVapidKeys } from './push/vapid-keys.js';
 import { createWebPushSender } from './push/web-push.sender.js';
 import { StreamHub } from './stream/stream-hub.js';
 import { RelayMetrics } from './metrics/relay-metrics.js';
+import type { BucketStoreFactory } from './rate-limit/bucket-store.port.js';
+import { memoryBucketStores, postgresBucketStores } from './rate-limit/bucket-stores.js';
 import { MessageWriter } from './messages/message-writer.js';
 import { toRelayed } from './messages/message.model.js';
 import {
@@ -29,6 +31,8 @@ export interface RelayRuntime {
   vapidPublicKey: string;
   /** `/metrics`: the app serves the series the runtime's parts report to. */
   metrics: RelayMetrics;
+  /** Where rate-limit buckets are kept: the server (shared by instances), else memory. */
+  rateBuckets: BucketStoreFactory;
   /** Ends the open streams; call before waiting for in-flight requests at shutdown. */
   closeStreams(): Promise<void>;
   /** Ends everything (queued sends, streams, push deliveries, the LISTEN connection). */
@@ -48,8 +52,9 @@ export interface RelayRuntimeOptions {
 }
 
 /**
- * Builds the messaging runtime: LISTEN/NOTIFY fan-out on a Postgres server (so every
- * instance's streams hear every send), in-process on the embedded database.
+ * Builds the messaging runtime: LISTEN/NOTIFY fan-out and rate-limit buckets on a Postgres
+ * server (so every instance's streams hear every send, and every instance spends one budget
+ * per client address), in-process on the embedded database.
  */
 export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<RelayRuntime> {
   const { config, store, logger } = options;
@@ -93,6 +98,7 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
     push,
     vapidPublicKey: vapid.publicKey,
     metrics,
+    rateBuckets: pool ? postgresBucketStores(db, options.now) : memoryBucketStores(options.now),
     closeStreams: () => streams.close(),
     close: async () => {
       await writer.stop();

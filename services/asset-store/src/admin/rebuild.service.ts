@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { ProcessLock, type InstanceLock } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Logger } from 'pino';
@@ -48,6 +49,11 @@ export interface RebuildDeps {
   errorThreshold: number;
   /** Files read at once. */
   concurrency?: number;
+  /**
+   * Held by every rebuild and start-up recovery: across the instances on one database
+   * server (`instanceLock`), else within this process.
+   */
+  lock?: InstanceLock;
 }
 
 const CHUNK = 64;
@@ -68,40 +74,62 @@ function tagsInFilename(name: string, head: string, ext: string): string[] {
 /**
  * Rebuilds the index from the files alone: each file's attributes when it has them, else
  * what its name says plus a recomputed hash. Rows whose file is gone are flagged
- * corrupted, never deleted. One rebuild at a time.
+ * corrupted, never deleted. One rebuild at a time, across instances too: a second one
+ * waits for the first to end (as `POST /admin/rebuild` always did within one process).
  */
 export class Rebuilder {
   readonly #io: Limiter;
+  /** One waiter per process at most on the shared lock (each holds a connection). */
   readonly #oneAtATime = new Limiter(1);
+  readonly #lock: InstanceLock;
 
   constructor(private readonly deps: RebuildDeps) {
     this.#io = new Limiter(deps.concurrency ?? 4);
+    this.#lock = deps.lock ?? new ProcessLock();
   }
 
   /** Runs a rebuild; a soft one with too many per-file errors becomes a hard one. */
   rebuild(mode: RebuildMode, options: RebuildOptions = {}): Promise<RebuildReport> {
-    return this.#oneAtATime.run(async () => {
-      // Cancelled while it waited for another rebuild: nothing is done (nor emptied).
-      if (options.signal?.aborted) return { mode, scanned: 0, indexed: 0, errors: 0 };
-      if (mode === 'hard') return this.#hard(options);
-      const soft = await this.#pass('soft', options);
-      if (soft.errors <= this.deps.errorThreshold || options.signal?.aborted) return soft;
-      this.deps.logger.warn(
-        { errors: soft.errors, threshold: this.deps.errorThreshold },
-        'soft rebuild had too many errors; escalating to a hard rebuild',
-      );
-      return this.#hard(options);
+    return this.#exclusive(() => this.#rebuild(mode, options));
+  }
+
+  /**
+   * At start: an empty index over a storage root with files rebuilds itself. Checked under
+   * the lock, so of instances starting together only the first rebuilds.
+   */
+  rebuildIfEmpty(): Promise<RebuildReport | undefined> {
+    return this.#exclusive(async () => {
+      if (!(await isIndexEmpty(this.deps.db)) || !(await hasStoredFiles(this.deps.layout))) {
+        return undefined;
+      }
+      const report = await this.#rebuild('soft', {});
+      this.deps.logger.info(report, 'index was empty; rebuilt it from the storage root');
+      return report;
     });
   }
 
-  /** At start: an empty index over a storage root with files rebuilds itself. */
-  async rebuildIfEmpty(): Promise<RebuildReport | undefined> {
-    if (!(await isIndexEmpty(this.deps.db)) || !(await hasStoredFiles(this.deps.layout))) {
-      return undefined;
-    }
-    const report = await this.rebuild('soft');
-    this.deps.logger.info(report, 'index was empty; rebuilt it from the storage root');
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.#oneAtATime.run(() => this.#lock.run(work));
+  }
+
+  async #rebuild(mode: RebuildMode, options: RebuildOptions): Promise<RebuildReport> {
+    // Cancelled while it waited for another rebuild: nothing is done (nor emptied).
+    if (options.signal?.aborted) return { mode, scanned: 0, indexed: 0, errors: 0 };
+    this.deps.logger.info({ mode }, 'rebuild started');
+    const report = await this.#rebuildHeld(mode, options);
+    this.deps.logger.info(report, 'rebuild finished');
     return report;
+  }
+
+  async #rebuildHeld(mode: RebuildMode, options: RebuildOptions): Promise<RebuildReport> {
+    if (mode === 'hard') return this.#hard(options);
+    const soft = await this.#pass('soft', options);
+    if (soft.errors <= this.deps.errorThreshold || options.signal?.aborted) return soft;
+    this.deps.logger.warn(
+      { errors: soft.errors, threshold: this.deps.errorThreshold },
+      'soft rebuild had too many errors; escalating to a hard rebuild',
+    );
+    return this.#hard(options);
   }
 
   /**
@@ -110,9 +138,15 @@ export class Rebuilder {
    * follows the fsync), so it is indexed as a rebuild would, before the first ingest seeds
    * the timestamps from the index. Ingest writes to the root's top level only and such a
    * file began at most one upload before the newest row, so only top-level names newer
-   * than the newest row less a day are looked up; answers how many were indexed.
+   * than the newest row less a day are looked up; answers how many were indexed. With
+   * several instances, a file found may be another one's ingest in flight: indexing it is
+   * harmless, as that ingest then stands on this row (`IngestService`).
    */
-  async indexUncommitted(): Promise<number> {
+  indexUncommitted(): Promise<number> {
+    return this.#exclusive(() => this.#indexUncommitted());
+  }
+
+  async #indexUncommitted(): Promise<number> {
     const newest = await maxAssetTimestamp(this.deps.db);
     if (newest === 0) return 0;
     const recent = new Map<string, ScannedFile>();

@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
-import type { PipelinedSession } from '@svc/database';
+import { isUniqueViolation, type PipelinedSession } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
@@ -15,13 +15,14 @@ import { decodeFormText } from './form-text.js';
 import { indentLossless, plainNumbers } from './json-numbers.js';
 import { parseInput } from '../validation.js';
 import { rowFromAttributes } from './asset.model.js';
+import { findAssetByHash } from './asset.repository.js';
 import {
   fileIngestFieldsSchema,
   ingestFieldsSchema,
   type FileIngestFields,
   type IngestFields,
 } from './asset.schemas.js';
-import type { TimestampIssuer } from './timestamp-issuer.js';
+import type { TimestampSource } from './timestamp-issuer.js';
 
 /** The `data` of both ingest answers. */
 export interface IngestResult {
@@ -36,7 +37,7 @@ export interface IngestDeps {
   storage: AssetStorage;
   /** Puts staged files into the storage root durably. */
   files: AssetFiles;
-  timestamps: TimestampIssuer;
+  timestamps: TimestampSource;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
   /** Counts ingests and their bytes by route, for `/metrics`. */
@@ -148,16 +149,31 @@ export class IngestService {
     // the file is durable: a crash leaves at worst a file the index does not name yet,
     // never a row whose file is gone. One insert takes every waiting row.
     const placement = this.deps.files.place(staged.tmpPath, filename, attrs);
+    const relativePath = toRelativePath(layout, placement.finalPath);
     try {
       await this.#index.insert(
-        rowFromAttributes(attrs, toRelativePath(layout, placement.finalPath), staged.size),
+        rowFromAttributes(attrs, relativePath, staged.size),
         placement.durable,
       );
     } catch (err) {
-      await placement.undo();
-      throw err;
+      if (!(await this.#indexedFromOurFile(err, staged.hash, relativePath))) {
+        await placement.undo();
+        throw err;
+      }
     }
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
+  }
+
+  /**
+   * True when the row was refused because a rebuild got there first: a soft rebuild, or
+   * another instance's start-up recovery, can index this ingest's file (complete, with its
+   * attributes) between its placement and its row's commit. That row names this very file,
+   * so the ingest stands; removing the file would leave the row without one.
+   */
+  async #indexedFromOurFile(err: unknown, hash: string, relativePath: string): Promise<boolean> {
+    if (!isUniqueViolation(err)) return false;
+    const row = await findAssetByHash(this.deps.db, hash).catch(() => undefined);
+    return row?.path === relativePath;
   }
 }
 

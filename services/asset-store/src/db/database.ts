@@ -6,6 +6,7 @@ import type { AssetTable } from '../assets/asset.table.js';
 import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
 import type { JobTable } from '../jobs/job.table.js';
+import type { TimestampAllocatorTable } from '../assets/timestamp-allocator.table.js';
 
 /** The asset-store schema as Kysely sees it. */
 export interface Database {
@@ -13,6 +14,7 @@ export interface Database {
   asset_tag: AssetTagTable;
   attribute_intent: AttributeIntentTable;
   job: JobTable;
+  timestamp_allocator: TimestampAllocatorTable;
 }
 
 /** The one Postgres schema this service owns. */
@@ -28,7 +30,15 @@ export function openIndex(target: DatabaseTarget): Promise<DatabaseHandle<Databa
   return openMigrated<Database>(target, SCHEMA, migrations);
 }
 
-/** What the app reads from the index: its queries, its health probe, its pipelined session. */
+/**
+ * What the app reads from the index: its queries, its health probe, its pipelined session,
+ * and whether other instances may share it (a server: timestamps are then allocated there).
+ */
 export function indexPorts(index: DatabaseHandle<Database>) {
-  return { db: index.db, ping: index.ping, indexSession: index.pipelined };
+  return {
+    db: index.db,
+    ping: index.ping,
+    indexSession: index.pipelined,
+    sharedIndex: index.target.kind === 'postgres',
+  };
 }

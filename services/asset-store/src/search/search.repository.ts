@@ -109,9 +109,10 @@ export async function tagIndexKey(
   // One tag and nothing to weigh it against: no need to ask the counts.
   if (keys.length === 1) return tags[0];
   const { rows } = await sql<{ dimension: string; value: string; n: number | string }>`
-    select dimension, value, n from asset_count
+    select dimension, value, sum(n) as n from asset_count
     where (dimension, value) in (${sql.join(keys.map(([d, v]) => sql`(${d}, ${v})`))})
-      and not is_trashed and not is_corrupted`.execute(db);
+      and not is_trashed and not is_corrupted
+    group by dimension, value`.execute(db);
   const count = new Map(rows.map((r) => [`${r.dimension}\0${r.value}`, Number(r.n)]));
   const n = ([d, v]: [string, string]) => count.get(`${d}\0${v}`) ?? 0;
   const rarest = tags.reduce((a, b) => (n(['tag', b]) < n(['tag', a]) ? b : a));

@@ -52,6 +52,19 @@ function staged(content: string): string {
 }
 
 describe('AssetFiles', () => {
+  it('never replaces nor removes a file of the same name that another ingest placed', async () => {
+    const files = new AssetFiles(storage);
+    const theirs = files.place(staged('theirs'), 'same.txt', attrs);
+    await theirs.durable;
+    const tmp = staged('mine');
+    const mine = files.place(tmp, 'same.txt', attrs);
+    await expect(mine.durable).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    await mine.undo();
+    expect(fs.readFileSync(path.join(root, 'same.txt'), 'utf8')).toBe('theirs');
+    expect(attributes.byName.has('same.txt')).toBe(true);
+    expect(fs.existsSync(tmp)).toBe(false);
+  });
+
   it('puts a staged file under its final name with its attributes, and announces the rename', async () => {
     const renames = new OwnRenames();
     const tmp = staged('hello');

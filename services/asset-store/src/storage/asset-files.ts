@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AssetStorage } from './asset-storage.js';
 import type { AssetAttributes } from './attributes.js';
+import { assetErrors } from '../errors.js';
 import { FolderSync, fsyncFile } from './folder-sync.js';
 import type { OwnRenames } from './own-renames.js';
 import { discardFile } from './staged-file.js';
@@ -36,15 +37,15 @@ export class AssetFiles {
   place(tmpPath: string, filename: string, attrs: AssetAttributes): Placement {
     const { layout, attributes } = this.storage;
     const finalPath = path.join(layout.root, filename);
-    let renamed = false;
+    let placed = false;
+    let taken = false;
     const durable = (async () => {
       await attributes.writeNew(tmpPath, filename, attrs);
       await fsyncFile(tmpPath);
       this.ownRenames?.announce(filename);
-      // Synchronous: one quick metadata syscall costs less than a thread-pool round trip;
-      // only the fsyncs wait for the disk.
-      fs.renameSync(tmpPath, finalPath);
-      renamed = true;
+      placed = placeExclusively(tmpPath, finalPath);
+      taken = !placed;
+      if (taken) throw assetErrors.alreadyExists();
       await this.#rootSync.sync();
     })();
     return {
@@ -52,10 +53,31 @@ export class AssetFiles {
       durable,
       undo: async () => {
         await durable.catch(() => undefined);
-        // Native attributes go with the file; a sidecar is kept under the final name.
-        await attributes.remove(finalPath).catch(() => undefined);
-        await discardFile(renamed ? finalPath : tmpPath);
+        // Only what this placement made: a file (or sidecar) of that name that was there
+        // already belongs to another ingest, another instance's perhaps, and stays.
+        if (!taken) {
+          // Native attributes go with the file; a sidecar is kept under the final name.
+          await attributes.remove(finalPath).catch(() => undefined);
+        }
+        await discardFile(placed ? finalPath : tmpPath);
       },
     };
   }
+}
+
+/**
+ * Moves `tmpPath` to `finalPath` unless a file of that name exists: a hard link, which
+ * fails with EEXIST where a rename would silently replace the other file, then the unlink
+ * of the staged name. False when the name is taken. Synchronous: quick metadata syscalls
+ * cost less than thread-pool round trips; only the fsyncs wait for the disk.
+ */
+function placeExclusively(tmpPath: string, finalPath: string): boolean {
+  try {
+    fs.linkSync(tmpPath, finalPath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  fs.unlinkSync(tmpPath);
+  return true;
 }

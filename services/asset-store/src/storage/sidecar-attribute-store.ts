@@ -59,10 +59,11 @@ export class SidecarAttributeStore implements AttributeStore {
   }
 
   async writeNew(_file: string, name: string, attrs: AssetAttributes): Promise<void> {
-    await this.#store(this.sidecarPath(name), attrs);
+    // Exclusive: a new file's sidecar never replaces one another ingest kept (EEXIST).
+    await this.#store(this.sidecarPath(name), attrs, true);
   }
 
-  async #store(target: string, attrs: AssetAttributes): Promise<void> {
+  async #store(target: string, attrs: AssetAttributes, exclusive = false): Promise<void> {
     await fs.mkdir(this.metaDir, { recursive: true });
     // A short temporary name: the target's own name may already be near the 255-byte cap.
     const temp = path.join(this.metaDir, `.${randomBytes(6).toString('hex')}.tmp`);
@@ -74,7 +75,10 @@ export class SidecarAttributeStore implements AttributeStore {
       await handle.close();
     }
     try {
-      await fs.rename(temp, target);
+      if (exclusive) {
+        await fs.link(temp, target);
+        await discardFile(temp);
+      } else await fs.rename(temp, target);
     } catch (err) {
       await discardFile(temp);
       throw err;

@@ -1,3 +1,4 @@
+import { ProcessLock, type InstanceLock } from '@svc/database';
 import type { Logger } from 'pino';
 import type { OwnRenames } from '../storage/own-renames.js';
 import { StorageWatch } from './storage-watcher.js';
@@ -11,6 +12,12 @@ export interface VerifierWorkerOptions {
   ownRenames?: OwnRenames;
   /** Hours between full scrubs; 0 turns the periodic scrub off. */
   intervalHours: number;
+  /**
+   * The scrub's lease: held by each start-up and periodic scrub, across the instances on one
+   * database server (`instanceLock`), else within this process. A scrub that finds it held
+   * is skipped: the other instance's covers the same files.
+   */
+  scrubLock?: InstanceLock;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Seconds from a change to its check done, for `/metrics`. */
   onChangeChecked?: (lagSeconds: number) => void;
@@ -29,6 +36,7 @@ export class VerifierWorker {
   readonly #watch: StorageWatch;
   readonly #timer: NodeJS.Timeout | undefined;
   #scrubbing: Promise<unknown> | undefined;
+  readonly #scrubLock: InstanceLock;
 
   /** Starts the worker: watch, start-up scrub and, when asked for, the periodic scrub. */
   static start(options: VerifierWorkerOptions): VerifierWorker {
@@ -36,6 +44,7 @@ export class VerifierWorker {
   }
 
   private constructor(private readonly options: VerifierWorkerOptions) {
+    this.#scrubLock = options.scrubLock ?? new ProcessLock();
     this.#watch = new StorageWatch(
       options.root,
       (paths, since) =>
@@ -78,8 +87,15 @@ export class VerifierWorker {
     // A periodic tick that finds the last scrub still running skips rather than piling up.
     if (this.#scrubbing) return;
     const { verifier, logger } = this.options;
+    const scrubbed = this.#scrubLock.tryRun(() => {
+      logger.info({ reason }, 'scrub started');
+      return verifier.scrub();
+    });
     this.#scrubbing = this.#track(
-      verifier.scrub().then((report) => logger.info({ reason, ...report }, 'scrub finished')),
+      scrubbed.then((outcome) => {
+        if (outcome.ran) logger.info({ reason, ...outcome.value }, 'scrub finished');
+        else logger.info({ reason }, 'scrub skipped: another instance is scrubbing');
+      }),
     ).finally(() => (this.#scrubbing = undefined));
   }
 }

@@ -3,6 +3,7 @@ import type { DatabaseTarget } from '@svc/database';
 import type { HandleTable } from '../handles/handle.table.js';
 import type { MessageTable } from '../messages/message.table.js';
 import type { PushSubscriptionTable } from '../push/push-subscription.table.js';
+import type { RateBucketTable } from '../rate-limit/rate-bucket.table.js';
 import { migrations } from './migrations/index.js';
 
 /** The handle-relay schema as Kysely sees it. */
@@ -10,6 +11,7 @@ export interface Database {
   handle: HandleTable;
   message: MessageTable;
   push_subscription: PushSubscriptionTable;
+  rate_bucket: RateBucketTable;
 }
 
 /** The one Postgres schema this service owns. */

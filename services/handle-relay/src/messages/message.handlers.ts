@@ -26,7 +26,7 @@ export function inboxJson(page: InboxPage): string {
  */
 export function sendHandler(messages: MessageService, limit: RateLimiter): NodeHandler {
   return async (req, res) => {
-    limit(req);
+    await limit(req);
     const body = await readStrictJsonBody(req, SEND_BODY_LIMIT_BYTES);
     writeJson(res, 201, await messages.send(body));
   };

@@ -4,8 +4,8 @@
  */
 export const RATE_LIMIT_BURST = 60;
 
-/** How often idle buckets are forgotten, so the map holds only recently active clients. */
-const SWEEP_INTERVAL_MS = 60_000;
+/** How often idle buckets are forgotten, so the store holds only recently active clients. */
+export const SWEEP_INTERVAL_MS = 60_000;
 
 interface Bucket {
   tokens: number;
@@ -14,6 +14,12 @@ interface Bucket {
 
 /** The outcome of one take: allowed, or how long until a token is back. */
 export type TakeResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** Whole seconds (at least 1) until a bucket holding `tokens` (< 1) has one again. */
+export function retryAfterSeconds(tokens: number, perMs: number): number {
+  const waitMs = (1 - tokens) / perMs;
+  return Math.max(1, Math.ceil(waitMs / 1000));
+}
 
 /**
  * Token buckets per key (client address): `perMinute` tokens a minute, up to `burst`
@@ -49,8 +55,7 @@ export class TokenBuckets {
       bucket.tokens -= 1;
       return { allowed: true };
     }
-    const waitMs = (1 - bucket.tokens) / this.#perMs;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    return { allowed: false, retryAfterSeconds: retryAfterSeconds(bucket.tokens, this.#perMs) };
   }
 
   /** Number of remembered clients. */

@@ -9,6 +9,8 @@ import * as contentSha256 from './20261126150000_content_sha256.js';
 import * as attributeIntent from './20261126160000_attribute_intent.js';
 import * as job from './20261126180000_job.js';
 import * as assetCountBytes from './20261126180100_asset_count_bytes.js';
+import * as timestampAllocator from './20261126190000_timestamp_allocator.js';
+import * as assetCountSlots from './20261126190100_asset_count_slots.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const migrations: Record<string, Migration> = {
   '20261126160000_attribute_intent': attributeIntent,
   '20261126180000_job': job,
   '20261126180100_asset_count_bytes': assetCountBytes,
+  '20261126190000_timestamp_allocator': timestampAllocator,
+  '20261126190100_asset_count_slots': assetCountSlots,
 };
