@@ -52,6 +52,7 @@ function stringFor(s: Record<string, unknown>): fc.Arbitrary<unknown> {
   }
   if (typeof s.pattern === 'string') return patternString(s.pattern).filter(fits);
   if (s.format === 'uri') return fc.webUrl({ withQueryParameters: true }).filter(fits);
+  if (s.format === 'uuid') return fc.uuid().filter(fits);
   const text = fc.oneof(
     fc.string({ maxLength: FREE_STRING_MAX }),
     fc.string({ maxLength: FREE_STRING_MAX, unit: 'grapheme' }),
