@@ -69,6 +69,23 @@ describe('start-up', () => {
     fs.rmSync(mine);
   });
 
+  it("names only the other processes' folders it keeps, never its own", async () => {
+    const tmp = path.dirname(t.storage.layout.tmp);
+    const live = stagingFolder(tmp, 'other', {
+      pid: process.ppid,
+      host: os.hostname(),
+      boot: bootId(),
+    });
+    const warnings: unknown[] = [];
+    const logger = { info: () => undefined, warn: (fields: unknown) => warnings.push(fields) };
+    const storage = await openAssetStorage(t.storageRoot, logger);
+    const others = fs.readdirSync(tmp).filter((name) => name !== path.basename(storage.layout.tmp));
+    const kept = warnings.map((w) => [...(w as { kept: string[] }).kept].sort());
+    expect(kept).toEqual([others.sort()]);
+    expect(others).toContain('other');
+    fs.rmSync(live, { recursive: true });
+  });
+
   it('never reuses a timestamp after a restart, even when the clock went back', async () => {
     const before = await ingestFile(t.app, 'before restart', 'a.txt');
     const restarted = createApp({

@@ -38,7 +38,7 @@ export async function openAssetStorage(
   const own = path.join(shared.tmp, `${process.pid}-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(own);
   lockFolder(own);
-  const { swept, kept } = await sweepTmp(shared.tmp);
+  const { swept, kept } = await sweepTmp(shared.tmp, path.basename(own));
   if (swept > 0) logger.info({ swept }, 'removed unfinished uploads from .tmp');
   if (kept.length > 0) {
     logger.warn(
@@ -57,9 +57,13 @@ export async function openAssetStorage(
  * staged there), and a staging folder whose owner is gone, as its lock says (a process
  * on this host that no longer runs, or ran before a reboot); a folder with no lock once
  * the grace for its owner to take it has passed. A folder a live process holds, or one
- * locked on another host (which cannot be checked from here), is kept and named.
+ * locked on another host (which cannot be checked from here), is kept and named; `own`,
+ * the caller's folder, is left alone.
  */
-export async function sweepTmp(tmp: string): Promise<{ swept: number; kept: string[] }> {
+export async function sweepTmp(
+  tmp: string,
+  own?: string,
+): Promise<{ swept: number; kept: string[] }> {
   let swept = 0;
   const kept: string[] = [];
   let entries;
@@ -70,6 +74,8 @@ export async function sweepTmp(tmp: string): Promise<{ swept: number; kept: stri
     throw err;
   }
   for (const entry of entries) {
+    // This process's own folder is neither abandoned nor another's to report.
+    if (entry.name === own) continue;
     const full = path.join(tmp, entry.name);
     if (!entry.isDirectory()) {
       await fs.rm(full, { force: true });
