@@ -44,6 +44,11 @@ import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
+import { TusUploads } from './uploads/tus-uploads.js';
+import { uploadOpenApi } from './uploads/upload.openapi.js';
+import { uploadRoutes } from './uploads/upload.routes.js';
+import { UploadService } from './uploads/upload.service.js';
+import { uploadStoreFor, type AssetUploadStore } from './uploads/upload-store.js';
 import { Verifier } from './verifier/verifier.service.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
@@ -71,6 +76,8 @@ export interface AppDeps {
    * fsynced (see `AssetIndexWriter`).
    */
   indexSession?: PipelinedSession;
+  /** Resumable uploads under `.tmp/uploads/`; `main.ts` also sweeps them. Built when absent. */
+  uploadStore?: AssetUploadStore;
 }
 
 /** Every feature's part of `/openapi.json`; a new feature adds one line here. */
@@ -79,6 +86,7 @@ const openApiFeatures: readonly OpenApiFeature[] = [
   assetOpenApi,
   searchOpenApi,
   thumbnailOpenApi,
+  uploadOpenApi,
   adminOpenApi,
 ];
 
@@ -159,6 +167,14 @@ export function createApp(deps: AppDeps): App {
     API_BASE,
     assetRoutes({ assets, ingest, ingestUpload, maxJsonBytes: config.max_json_bytes }),
   );
+  const uploadStore =
+    deps.uploadStore ?? uploadStoreFor(layout.uploads, config.upload_expiry_hours);
+  const tus = new TusUploads({
+    store: uploadStore,
+    uploads: new UploadService({ store: uploadStore, ingest, stagingDir: layout.tmp }),
+    maxBytes: config.max_upload_bytes,
+  });
+  app.use(API_BASE, uploadRoutes({ tus }));
   app.use(API_BASE, searchRoutes({ search: new SearchService({ db }) }));
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app

@@ -7,6 +7,8 @@ import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { OwnRenames } from './storage/own-renames.js';
+import { UploadExpiry } from './uploads/upload-expiry.js';
+import { uploadStoreFor } from './uploads/upload-store.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
 import { VerifierWorker } from './verifier/verifier.worker.js';
@@ -50,10 +52,14 @@ async function main(): Promise<void> {
     identities: storage.identities,
   });
   const ownRenames = new OwnRenames();
+  // Expired resumable uploads go before serving, then periodically.
+  const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
+  const uploadExpiry = await UploadExpiry.start(uploadStore, logger);
   const app = createApp({
     verifier,
     rebuilder,
     ownRenames,
+    uploadStore,
     config,
     storage,
     clock: Date.now,
@@ -82,6 +88,7 @@ async function main(): Promise<void> {
     // drain; the worker's own checks stop too, and onClose waits for them.
     beforeDrain: () => verifier.stop(),
     onClose: async () => {
+      uploadExpiry.stop();
       await worker.stop();
       await index.close();
     },
