@@ -69,6 +69,16 @@ describe('start-up', () => {
     fs.rmSync(mine);
   });
 
+  it('keeps resumable uploads in .tmp/uploads/, however old their folder (they expire on their own clock)', async () => {
+    const uploads = t.storage.layout.uploads;
+    fs.writeFileSync(path.join(uploads, 'an-upload'), 'half');
+    const longAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(uploads, longAgo, longAgo);
+    await openAssetStorage(t.storageRoot, createLogger('t', 'silent'));
+    expect(fs.readFileSync(path.join(uploads, 'an-upload'), 'utf8')).toBe('half');
+    fs.rmSync(path.join(uploads, 'an-upload'));
+  });
+
   it('never reuses a timestamp after a restart, even when the clock went back', async () => {
     const before = await ingestFile(t.app, 'before restart', 'a.txt');
     const restarted = createApp({

@@ -61,7 +61,7 @@ export class TusUploads {
           return { status_code: err.status, body: JSON.stringify(assetStoreError(err)) };
         }
         if (isTusError(err)) return undefined;
-        throw err;
+        throw err as Error;
       },
     });
   }

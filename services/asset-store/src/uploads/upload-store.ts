@@ -84,11 +84,11 @@ export class AssetUploadStore extends DataStore {
 
   override async getUpload(id: string): Promise<Upload> {
     const info = await this.readInfo(id);
-    if (!info) throw ERRORS.FILE_NOT_FOUND;
+    if (!info) throw notFoundError();
     let offset = info.size;
     if (!info.asset) {
       const stat = await fs.stat(this.dataPath(id)).catch(notFoundAs(undefined));
-      if (!stat) throw ERRORS.FILE_NOT_FOUND;
+      if (!stat) throw notFoundError();
       offset = stat.size;
     }
     return new Upload({
@@ -109,7 +109,7 @@ export class AssetUploadStore extends DataStore {
     const content = running?.bytes === offset ? running.hash.copy() : undefined;
     const check = checksum ? createHash('sha256') : undefined;
     const handle = await fs.open(this.dataPath(id), 'r+').catch((err: unknown) => {
-      throw isNotFound(err) ? ERRORS.FILE_NOT_FOUND : err;
+      throw isNotFound(err) ? notFoundError() : err;
     });
     let position = offset;
     let pending: Buffer[] = [];
@@ -152,7 +152,7 @@ export class AssetUploadStore extends DataStore {
 
   override async remove(id: string): Promise<void> {
     const info = await this.readInfo(id);
-    if (!info) throw ERRORS.FILE_NOT_FOUND;
+    if (!info) throw notFoundError();
     await this.discard(id);
   }
 
@@ -246,6 +246,11 @@ async function writeAllAt(
     done += bytesWritten;
   }
   return whole;
+}
+
+/** tus's 404, as @tus/server reads it (`status_code`, `body`), made an Error to be thrown. */
+function notFoundError(): Error {
+  return Object.assign(new Error('upload not found'), ERRORS.FILE_NOT_FOUND);
 }
 
 function isNotFound(err: unknown): boolean {
