@@ -119,9 +119,8 @@ export class AssetUploadStore extends DataStore {
       const buffers = pending;
       pending = [];
       pendingBytes = 0;
-      const written = await writeAllAt(handle, buffers, position);
-      content?.update(written);
-      position += written.length;
+      position += await writeAllAt(handle, buffers, position);
+      for (const buffer of buffers) content?.update(buffer);
     };
     let refused = false;
     try {
@@ -234,18 +233,28 @@ export function uploadStoreFor(uploadsDir: string, expiryHours: number): AssetUp
   return new AssetUploadStore({ dir: uploadsDir, expiryMs: Math.round(expiryHours * 3_600_000) });
 }
 
-/** Writes `buffers` at `position`, short writes continued; answers what it wrote. */
+/** Writes `buffers` at `position` in one call (no copy), short writes continued. */
 async function writeAllAt(
   handle: fs.FileHandle,
   buffers: Buffer[],
   position: number,
-): Promise<Buffer> {
-  const whole = buffers.length === 1 ? buffers[0]! : Buffer.concat(buffers);
-  for (let done = 0; done < whole.length;) {
-    const { bytesWritten } = await handle.write(whole, done, whole.length - done, position + done);
-    done += bytesWritten;
+): Promise<number> {
+  const total = buffers.reduce((sum, b) => sum + b.length, 0);
+  let done = (await handle.writev(buffers, position)).bytesWritten;
+  if (done < total) {
+    const rest = Buffer.concat(buffers).subarray(done);
+    for (let offset = 0; offset < rest.length;) {
+      const { bytesWritten } = await handle.write(
+        rest,
+        offset,
+        rest.length - offset,
+        position + done,
+      );
+      offset += bytesWritten;
+      done += bytesWritten;
+    }
   }
-  return whole;
+  return total;
 }
 
 /** tus's 404, as @tus/server reads it (`status_code`, `body`), made an Error to be thrown. */

@@ -5,6 +5,7 @@ import { decodeFormText } from '../assets/form-text.js';
 import type { IngestService } from '../assets/ingest.service.js';
 import { assetErrors } from '../errors.js';
 import { createAssetHash } from '../storage/content-hash.js';
+import { fsyncFile } from '../storage/folder-sync.js';
 import { parseInput } from '../validation.js';
 import { uploadMetadataSchema } from './upload.schemas.js';
 import type { AssetUploadStore, UploadedAsset } from './upload-store.js';
@@ -78,7 +79,12 @@ export class UploadService {
     const timestamp = await ingest.nextTimestamp();
     const source = store.dataPath(id);
     const known = store.contentDigest(id, info.size);
-    const read = await readUpload(source, timestamp, known === undefined);
+    // The bytes go to the disk while they are hashed: the ingest's own fsync then finds
+    // nothing left to write, and the completion waits for the longer of the two, not both.
+    const [read] = await Promise.all([
+      readUpload(source, timestamp, known === undefined),
+      fsyncFile(source),
+    ]);
     const tmpPath = path.join(stagingDir, `${timestamp}-upload-${id}.part`);
     await fs.promises.link(source, tmpPath);
     const result = await ingest.ingestStaged(
