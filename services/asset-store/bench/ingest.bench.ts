@@ -1,14 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from '@svc/testing';
 import autocannon from 'autocannon';
-import { Readable } from 'node:stream';
 import { request } from 'undici';
+import {
+  cpuSeconds,
+  GIB,
+  median,
+  RssSampler,
+  SERVICE_DIR,
+  settle,
+  startService,
+  makeLargeFile,
+  uploadLargeToService,
+  type Proc,
+} from './bench-helpers.js';
 
 /**
  * `pnpm --filter asset-store bench:ingest`: the service (a child process, as deployed)
@@ -18,60 +28,12 @@ import { request } from 'undici';
  * TEST_DATABASE_URL to index into a real Postgres (a fresh database, dropped afterwards);
  * without it the service uses embedded PGlite.
  */
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
-const GIB = 1 << 30;
 const SMALL = 4096;
 const SMALL_COUNT = 2000;
 const SMALL_ROUNDS = 3;
 const WARM_ROUNDS = 3;
 const CONNECTIONS = 8;
 const LARGE_RUNS = 3;
-
-interface Proc {
-  child: ChildProcess;
-  port: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > until) throw new Error(`${what} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function startService(root: string, databaseUrl: string | undefined): Promise<Proc> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ASSET_STORE_STORAGE_ROOT: root,
-    ASSET_STORE_LISTEN: `127.0.0.1:${port}`,
-    ASSET_STORE_LOG_LEVEL: 'warn',
-    ASSET_STORE_MAX_UPLOAD_BYTES: String(2 * GIB),
-    ASSET_STORE_VERIFY_INTERVAL_HOURS: '0',
-  };
-  if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/start.cjs')], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitFor(
-    async () => (await request(`http://127.0.0.1:${port}/healthz`)).statusCode === 200,
-    'asset-store',
-  );
-  return { child, port };
-}
 
 async function startBaseline(root: string): Promise<Proc> {
   const child = spawn(
@@ -83,90 +45,6 @@ async function startBaseline(root: string): Promise<Proc> {
     createInterface({ input: child.stdout }).once('line', resolve),
   );
   return { child, port: (JSON.parse(line) as { port: number }).port };
-}
-
-/** Samples a process's resident set every 20 ms (Linux /proc). */
-class RssSampler {
-  peak = 0;
-  #timer: NodeJS.Timeout | undefined;
-  constructor(private readonly pid: number) {}
-  now(): number {
-    const status = fs.readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-  }
-  start(): number {
-    const base = this.now();
-    this.peak = base;
-    this.#timer = setInterval(() => {
-      this.peak = Math.max(this.peak, this.now());
-    }, 20);
-    return base;
-  }
-  stop(): number {
-    clearInterval(this.#timer);
-    return Math.max(this.peak, this.now());
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * Waits until a process has been nearly idle for half a second, so work it does after
- * answering (the verifier re-hashing a new file) does not land in the next measurement.
- */
-async function settle(pid: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  let last = cpuSeconds(pid);
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = cpuSeconds(pid);
-    if (now - last < 0.02) return;
-    last = now;
-  }
-}
-
-function makeLargeFile(file: string): void {
-  const block = randomBytes(16 << 20);
-  const fd = fs.openSync(file, 'w');
-  for (let written = 0; written < GIB; written += block.length) {
-    block.writeUInt32BE(written >>> 0, 0);
-    fs.writeSync(fd, block);
-  }
-  fs.closeSync(fd);
-}
-
-/**
- * The same client path as the baseline (one file stream, 1 MiB reads, known length), with
- * the multipart framing around it, so the comparison measures the servers.
- */
-async function uploadLargeToService(port: number, file: string): Promise<number> {
-  const boundary = `bench-${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  async function* body() {
-    yield head;
-    yield* fs.createReadStream(file, { highWaterMark: 1 << 20 });
-    yield tail;
-  }
-  const started = performance.now();
-  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/ingest`, {
-    method: 'POST',
-    body: Readable.from(body()),
-    headers: {
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      'content-length': String(head.length + fs.statSync(file).size + tail.length),
-    },
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`service ingest: ${res.statusCode} ${text}`);
-  return performance.now() - started;
 }
 
 async function uploadLargeToBaseline(port: number, file: string): Promise<number> {
@@ -227,12 +105,6 @@ interface SmallRound {
   baseline: SmallResult;
   serviceCpu: number;
   baselineCpu: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function multipartBody(content: Buffer): { body: Buffer; type: string } {
