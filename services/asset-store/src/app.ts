@@ -171,7 +171,12 @@ export function createApp(deps: AppDeps): App {
     deps.uploadStore ?? uploadStoreFor(layout.uploads, config.upload_expiry_hours);
   const tus = new TusUploads({
     store: uploadStore,
-    uploads: new UploadService({ store: uploadStore, ingest, stagingDir: layout.tmp }),
+    uploads: new UploadService({
+      store: uploadStore,
+      ingest,
+      stagingDir: layout.tmp,
+      maxBytes: config.max_upload_bytes,
+    }),
     maxBytes: config.max_upload_bytes,
   });
   app.use(API_BASE, uploadRoutes({ tus }));

@@ -255,6 +255,32 @@ describe('resumable uploads (tus 1.0.0)', () => {
   });
 });
 
+describe('resumable uploads with max_upload_bytes 0', () => {
+  let closed: TestApp;
+  let closedBase: string;
+  let stopClosed: () => Promise<void>;
+  beforeAll(async () => {
+    closed = await createTestApp('uploads_zero', { max_upload_bytes: 0 });
+    const served = await listen(closed.app);
+    closedBase = `http://127.0.0.1:${served.port}`;
+    stopClosed = served.stop;
+  });
+  afterAll(async () => {
+    await stopClosed();
+    await closed.close();
+  });
+
+  it('takes only empty files, as POST /ingest does (tus itself reads 0 as no limit)', async () => {
+    const { res } = await createUpload(closedBase, 1);
+    expect([res.status, await json(res)]).toEqual([
+      413,
+      envelope('file too large: the limit is 0 bytes'),
+    ]);
+    expect(uploadFolder(closed.storageRoot)).toEqual([]);
+    expect((await createUpload(closedBase, 0)).res.status).toBe(201);
+  });
+});
+
 describe('resumable uploads with api_token set', () => {
   let guarded: TestApp;
   let guardedBase: string;

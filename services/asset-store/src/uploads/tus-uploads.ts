@@ -46,9 +46,9 @@ export class TusUploads {
       disableTerminationForFinishedUploads: true,
       exposedHeaders: [ASSET_HASH, ASSET_TIMESTAMP, 'Tus-Checksum-Algorithm'],
       allowedHeaders: ['Upload-Checksum'],
-      onUploadCreate: (req, _upload) =>
+      onUploadCreate: (req, upload) =>
         Promise.resolve({
-          metadata: deps.uploads.checkMetadata(req.headers.get('upload-metadata')),
+          metadata: deps.uploads.checkCreation(upload.size, req.headers.get('upload-metadata')),
         }),
       onUploadFinish: async (_req, upload) => {
         const asset = await deps.uploads.finish(upload.id);

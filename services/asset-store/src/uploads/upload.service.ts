@@ -16,6 +16,8 @@ export interface UploadServiceDeps {
   ingest: IngestService;
   /** This process's staging folder (`layout.tmp`), where a finished upload is handed over. */
   stagingDir: string;
+  /** `max_upload_bytes`. */
+  maxBytes: number;
 }
 
 /** Enough leading bytes for file-type (as `staged-file.ts` keeps them). */
@@ -32,16 +34,22 @@ export class UploadService {
   constructor(private readonly deps: UploadServiceDeps) {}
 
   /**
-   * `Upload-Metadata` at creation: each value decoded from base64 as strict UTF-8 and checked
-   * like the same form field (400 naming it). Answers the values to keep.
+   * A creation: its length within `max_upload_bytes` (413), and its `Upload-Metadata`, each
+   * value decoded from base64 as strict UTF-8 and checked like the same form field (400
+   * naming it). Answers the metadata to keep.
    */
-  checkMetadata(header: string | null): Record<string, string> {
-    const raw: Record<string, string> = {};
-    for (const pair of header?.split(',') ?? []) {
-      const [key, value = ''] = pair.trim().split(' ');
-      // One character per byte, so that `decodeFormText` can decode them strictly.
-      if (key) raw[key] = Buffer.from(value, 'base64').toString('latin1');
+  checkCreation(length: number | undefined, header: string | null): Record<string, string> {
+    // tus checks Tus-Max-Size itself, but takes 0 for "no limit"; here 0 means 0.
+    if (length !== undefined && length > this.deps.maxBytes) {
+      throw assetErrors.uploadTooLarge(this.deps.maxBytes);
     }
+    // One character per byte, so that `decodeFormText` can decode them strictly. Built from
+    // entries: a key such as `__proto__` stays a plain key.
+    const entries = (header?.split(',') ?? []).map((pair): [string, string] => {
+      const [key = '', value = ''] = pair.trim().split(' ');
+      return [key, Buffer.from(value, 'base64').toString('latin1')];
+    });
+    const raw = Object.fromEntries(entries.filter(([key]) => key !== ''));
     const decoded = decodeFormText(raw) as Record<string, string>;
     parseInput(uploadMetadataSchema, decoded, 'metadata');
     return decoded;
