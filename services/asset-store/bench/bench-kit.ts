@@ -8,8 +8,8 @@ import { request } from 'undici';
 
 /** What the ingest benches share: starting the built service, timing rounds of small files. */
 
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
-const GIB = 1 << 30;
+export const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
+export const GIB = 1 << 30;
 
 /** A server the bench started, and its port. */
 export interface Proc {

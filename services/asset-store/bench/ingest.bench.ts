@@ -9,14 +9,17 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import {
   cpuSeconds,
+  GIB,
   median,
   multipartBody,
+  SERVICE_DIR,
   settle,
   smallFiles,
   startService,
   type Proc,
   type SmallResult,
 } from './bench-kit.js';
+import { makeLargeFile, RssSampler, uploadLargeToService } from './bench-large.js';
 
 /**
  * `pnpm --filter asset-store bench:ingest`: the service (a child process, as deployed)
@@ -26,8 +29,6 @@ import {
  * TEST_DATABASE_URL to index into a real Postgres (a fresh database, dropped afterwards);
  * without it the service uses embedded PGlite.
  */
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
-const GIB = 1 << 30;
 const SMALL = 4096;
 const SMALL_COUNT = 2000;
 const SMALL_ROUNDS = 3;
@@ -45,69 +46,6 @@ async function startBaseline(root: string): Promise<Proc> {
     createInterface({ input: child.stdout }).once('line', resolve),
   );
   return { child, port: (JSON.parse(line) as { port: number }).port };
-}
-
-/** Samples a process's resident set every 20 ms (Linux /proc). */
-class RssSampler {
-  peak = 0;
-  #timer: NodeJS.Timeout | undefined;
-  constructor(private readonly pid: number) {}
-  now(): number {
-    const status = fs.readFileSync(`/proc/${this.pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
-  }
-  start(): number {
-    const base = this.now();
-    this.peak = base;
-    this.#timer = setInterval(() => {
-      this.peak = Math.max(this.peak, this.now());
-    }, 20);
-    return base;
-  }
-  stop(): number {
-    clearInterval(this.#timer);
-    return Math.max(this.peak, this.now());
-  }
-}
-
-function makeLargeFile(file: string): void {
-  const block = randomBytes(16 << 20);
-  const fd = fs.openSync(file, 'w');
-  for (let written = 0; written < GIB; written += block.length) {
-    block.writeUInt32BE(written >>> 0, 0);
-    fs.writeSync(fd, block);
-  }
-  fs.closeSync(fd);
-}
-
-/**
- * The same client path as the baseline (one file stream, 1 MiB reads, known length), with
- * the multipart framing around it, so the comparison measures the servers.
- */
-async function uploadLargeToService(port: number, file: string): Promise<number> {
-  const boundary = `bench-${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  async function* body() {
-    yield head;
-    yield* fs.createReadStream(file, { highWaterMark: 1 << 20 });
-    yield tail;
-  }
-  const started = performance.now();
-  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/ingest`, {
-    method: 'POST',
-    body: Readable.from(body()),
-    headers: {
-      'content-type': `multipart/form-data; boundary=${boundary}`,
-      'content-length': String(head.length + fs.statSync(file).size + tail.length),
-    },
-  });
-  const text = await res.body.text();
-  if (res.statusCode !== 200) throw new Error(`service ingest: ${res.statusCode} ${text}`);
-  return performance.now() - started;
 }
 
 async function uploadLargeToBaseline(port: number, file: string): Promise<number> {

@@ -44,6 +44,10 @@ import type { OwnRenames } from './storage/own-renames.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
+import { TusUploads } from './uploads/tus-uploads.js';
+import { uploadRoutes } from './uploads/upload.routes.js';
+import { UploadService } from './uploads/upload.service.js';
+import { uploadStoreFor, type AssetUploadStore } from './uploads/upload-store.js';
 import { Verifier } from './verifier/verifier.service.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
@@ -80,6 +84,8 @@ export interface AppDeps {
    * then allocated in it, else issued from this process's memory (the embedded database).
    */
   sharedIndex?: boolean;
+  /** Resumable uploads under `.tmp/uploads/`; `main.ts` also sweeps them. Built when absent. */
+  uploadStore?: AssetUploadStore;
 }
 
 /** Where this app's timestamps come from: the shared index, or process memory. */
@@ -179,6 +185,19 @@ export function createApp(deps: AppDeps): App {
     API_BASE,
     assetRoutes({ assets, ingest, ingestUpload, maxJsonBytes: config.max_json_bytes }),
   );
+  const uploadStore =
+    deps.uploadStore ?? uploadStoreFor(layout.uploads, config.upload_expiry_hours);
+  const tus = new TusUploads({
+    store: uploadStore,
+    uploads: new UploadService({
+      store: uploadStore,
+      ingest,
+      stagingDir: layout.tmp,
+      maxBytes: config.max_upload_bytes,
+    }),
+    maxBytes: config.max_upload_bytes,
+  });
+  app.use(API_BASE, uploadRoutes({ tus }));
   app.use(API_BASE, searchRoutes({ search: new SearchService({ db }) }));
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app

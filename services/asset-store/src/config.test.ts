@@ -20,4 +20,14 @@ describe('asset-store configuration', () => {
       'verify_interval_hours',
     );
   });
+
+  it('keeps resumable uploads 24 hours by default, and refuses a non-positive upload_expiry_hours', () => {
+    expect(readConfig([], {}).upload_expiry_hours).toBe(24);
+    expect(readConfig([], { ASSET_STORE_UPLOAD_EXPIRY_HOURS: '0.5' }).upload_expiry_hours).toBe(
+      0.5,
+    );
+    expect(() => readConfig([], { ASSET_STORE_UPLOAD_EXPIRY_HOURS: '0' })).toThrow(
+      'upload_expiry_hours',
+    );
+  });
 });

@@ -19,6 +19,8 @@ export const configSchema = z.object({
     .optional(),
   max_upload_bytes: z.number().int().min(0).default(1_073_741_824),
   max_json_bytes: z.number().int().min(1).default(16_777_216),
+  /** Unfinished (and finished, for their `Asset-Hash`) resumable uploads are kept this long. */
+  upload_expiry_hours: z.number().positive().max(8760).default(24),
   trust_proxy: trustProxySetting.default(false),
   max_connections_per_address: z.number().int().min(0).default(256),
   min_body_bytes_per_second: z.number().int().min(0).default(1024),

@@ -82,6 +82,19 @@ export const assetErrors = {
   jobNotFound: () => errors.notFound('job not found'),
   /** A `{id}` of `/admin/jobs/{id}` that is not a UUID. */
   badJobId: () => errors.badRequest('invalid id: expected a job id (UUID)'),
+  /** A resumable upload id that is not one this service hands out, or is gone. */
+  uploadNotFound: () => errors.notFound('upload not found'),
+  /** An `Upload-Checksum` header that is not `<algorithm> <base64 digest>`. */
+  badChecksumHeader: () =>
+    errors.badRequest('invalid Upload-Checksum: expected "sha256 <base64 of 32 bytes>"'),
+  /** An `Upload-Checksum` algorithm other than the one advertised (tus: 400). */
+  unsupportedChecksum: (algorithm: string) =>
+    errors.badRequest(
+      `invalid Upload-Checksum: unsupported algorithm "${algorithm}" (sha256 only)`,
+    ),
+  /** A PATCH whose body does not match its `Upload-Checksum`; tus's own status, 460. */
+  checksumMismatch: () =>
+    new AppError(460, 'checksum_mismatch', 'checksum mismatch: the bytes were not kept'),
   /** Admin endpoints while no `admin_token` is configured. */
   adminDisabled: () => errors.forbidden('admin endpoints are disabled: no admin_token configured'),
 };

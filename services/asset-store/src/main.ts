@@ -10,6 +10,8 @@ import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { OwnRenames } from './storage/own-renames.js';
+import { UploadExpiry } from './uploads/upload-expiry.js';
+import { uploadStoreFor } from './uploads/upload-store.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
 import { VerifierWorker } from './verifier/verifier.worker.js';
@@ -61,12 +63,16 @@ async function main(): Promise<void> {
   });
   const jobs = new JobService({ db: index.db, verifier, rebuilder, layout, logger });
   const ownRenames = new OwnRenames();
+  // Expired resumable uploads go before serving, then periodically.
+  const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
+  const uploadExpiry = await UploadExpiry.start(uploadStore, logger);
   const app = createApp({
     verifier,
     rebuilder,
     jobs,
     metrics,
     ownRenames,
+    uploadStore,
     config,
     storage,
     clock: Date.now,
@@ -102,6 +108,7 @@ async function main(): Promise<void> {
       verifier.stop();
     },
     onClose: async () => {
+      uploadExpiry.stop();
       await worker.stop();
       await stoppingJobs;
       await index.close();

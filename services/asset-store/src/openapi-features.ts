@@ -6,6 +6,7 @@ import { jobOpenApi } from './jobs/job.openapi.js';
 import type { OpenApiFeature } from './openapi/openapi.js';
 import { searchOpenApi } from './search/search.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
+import { uploadOpenApi } from './uploads/upload.openapi.js';
 
 /** Every feature's part of `/openapi.json`, merged by `buildOpenApiDocument`. */
 export const openApiFeatures: readonly OpenApiFeature[] = [
@@ -13,6 +14,7 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   assetOpenApi,
   searchOpenApi,
   thumbnailOpenApi,
+  uploadOpenApi,
   adminOpenApi,
   jobOpenApi,
 ];

@@ -3,7 +3,7 @@ import { assetErrors } from './errors.js';
 import { isAssetHash } from './storage/content-hash.js';
 
 /** Where validated input came from: named in messages. */
-export type InputSource = 'body' | 'form' | 'query';
+export type InputSource = 'body' | 'form' | 'query' | 'metadata';
 
 /**
  * Parses `value` or throws a 400 naming the first field that is wrong, so the client

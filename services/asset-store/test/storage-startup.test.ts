@@ -79,11 +79,23 @@ describe('start-up', () => {
     const warnings: unknown[] = [];
     const logger = { info: () => undefined, warn: (fields: unknown) => warnings.push(fields) };
     const storage = await openAssetStorage(t.storageRoot, logger);
-    const others = fs.readdirSync(tmp).filter((name) => name !== path.basename(storage.layout.tmp));
+    const others = fs
+      .readdirSync(tmp)
+      .filter((name) => name !== path.basename(storage.layout.tmp) && name !== 'uploads');
     const kept = warnings.map((w) => [...(w as { kept: string[] }).kept].sort());
     expect(kept).toEqual([others.sort()]);
     expect(others).toContain('other');
     fs.rmSync(live, { recursive: true });
+  });
+
+  it('keeps resumable uploads in .tmp/uploads/, however old their folder (they expire on their own clock)', async () => {
+    const uploads = t.storage.layout.uploads;
+    fs.writeFileSync(path.join(uploads, 'an-upload'), 'half');
+    const longAgo = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(uploads, longAgo, longAgo);
+    await openAssetStorage(t.storageRoot, createLogger('t', 'silent'));
+    expect(fs.readFileSync(path.join(uploads, 'an-upload'), 'utf8')).toBe('half');
+    fs.rmSync(path.join(uploads, 'an-upload'));
   });
 
   it('never reuses a timestamp after a restart, even when the clock went back', async () => {

@@ -3,7 +3,7 @@ import { isUniqueViolation, type PipelinedSession } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
-import type { IngestMetrics } from '../metrics/asset-metrics.js';
+import type { IngestMetrics, IngestRoute } from '../metrics/asset-metrics.js';
 import { assetErrors } from '../errors.js';
 import type { AssetFiles } from '../storage/asset-files.js';
 import type { AssetStorage } from '../storage/asset-storage.js';
@@ -71,30 +71,46 @@ export class IngestService {
   async ingestUpload(upload: StagedUpload | undefined, form: unknown): Promise<IngestResult> {
     if (!upload) throw assetErrors.missingFilePart();
     let fields: FileIngestFields;
-    let mimeType: string;
     try {
       fields = parseInput(fileIngestFieldsSchema, decodeFormText(form), 'form');
       if (fields.sha256 !== undefined && fields.sha256 !== upload.staged.sha256) {
         throw assetErrors.digestMismatch();
       }
-      mimeType =
-        fields.mime_type ??
-        lookupMime(upload.originalName) ??
-        lookupMime(fields.human_file_name) ??
-        (await fileTypeFromBuffer(upload.staged.head))?.mime ??
-        'application/octet-stream';
     } catch (err) {
       await discardFile(upload.staged.tmpPath);
       throw err;
     }
+    return this.ingestStaged(upload.staged, fields, upload.originalName);
+  }
+
+  /**
+   * A staged file with its validated metadata becomes an asset: type, extension, name,
+   * attributes, row. `POST /ingest` and a finished resumable upload both end here, so the
+   * rules are one code. The staged file is removed on failure.
+   */
+  async ingestStaged(
+    staged: StagedFile,
+    fields: IngestFields,
+    originalName: string | undefined,
+    route: Exclude<IngestRoute, 'data'> = 'form',
+  ): Promise<IngestResult> {
+    let mimeType: string;
+    try {
+      mimeType =
+        fields.mime_type ??
+        lookupMime(originalName) ??
+        lookupMime(fields.human_file_name) ??
+        (await fileTypeFromBuffer(staged.head))?.mime ??
+        'application/octet-stream';
+    } catch (err) {
+      await discardFile(staged.tmpPath);
+      throw err;
+    }
     // The contract's order: the type's extension (application/octet-stream has `bin`), then
     // the original name's, then `bin`.
-    const ext = chooseExtension(
-      mime.extension(mimeType),
-      upload.originalName ?? fields.human_file_name,
-    );
-    const result = await this.commit(upload.staged, fields, mimeType, ext);
-    this.deps.metrics?.ingested('form', upload.staged.size);
+    const ext = chooseExtension(mime.extension(mimeType), originalName ?? fields.human_file_name);
+    const result = await this.commit(staged, fields, mimeType, ext);
+    this.deps.metrics?.ingested(route, staged.size);
     return result;
   }
 

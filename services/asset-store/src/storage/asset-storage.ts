@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { AttributeStore } from './attributes.js';
 import { createAttributeStore } from './fallback-attribute-store.js';
 import { FileIdentities } from './file-identities.js';
-import { storageLayout, type StorageLayout } from './layout.js';
+import { storageLayout, UPLOADS_FOLDER, type StorageLayout } from './layout.js';
 
 /** The storage root as the app uses it: where things are, and the attribute port. */
 export interface AssetStorage {
@@ -34,7 +34,7 @@ export async function openAssetStorage(
   logger: Pick<Logger, 'warn' | 'info'>,
 ): Promise<AssetStorage> {
   const shared = storageLayout(storageRoot);
-  await fs.mkdir(shared.tmp, { recursive: true });
+  await fs.mkdir(shared.uploads, { recursive: true });
   const own = path.join(shared.tmp, `${process.pid}-${randomBytes(6).toString('hex')}`);
   await fs.mkdir(own);
   lockFolder(own);
@@ -53,7 +53,8 @@ export async function openAssetStorage(
 }
 
 /**
- * Removes from `.tmp/` what is provably abandoned: a loose file (only an earlier version
+ * Removes from `.tmp/` what is provably abandoned (never `.tmp/uploads/`, whose resumable
+ * uploads expire on their own clock): a loose file (only an earlier version
  * staged there), and a staging folder whose owner is gone, as its lock says (a process
  * on this host that no longer runs, or ran before a reboot); a folder with no lock once
  * the grace for its owner to take it has passed. A folder a live process holds, or one
@@ -77,6 +78,8 @@ export async function sweepTmp(
     // This process's own folder is neither abandoned nor another's to report.
     if (entry.name === own) continue;
     const full = path.join(tmp, entry.name);
+    // Resumable uploads outlive their process; they go when they expire (`uploads/`).
+    if (entry.name === UPLOADS_FOLDER && entry.isDirectory()) continue;
     if (!entry.isDirectory()) {
       await fs.rm(full, { force: true });
       swept++;

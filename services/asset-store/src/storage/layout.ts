@@ -5,6 +5,8 @@ export interface StorageLayout {
   root: string;
   /** Uploads in progress; swept at start. */
   tmp: string;
+  /** Resumable (tus) uploads, shared by every process and kept across restarts until they expire. */
+  uploads: string;
   /** Cached thumbnails. */
   thumbs: string;
   /** Attribute sidecars for files whose file system refuses xattrs. */
@@ -13,12 +15,16 @@ export interface StorageLayout {
   index: string;
 }
 
+/** The folder of resumable uploads inside `.tmp/`, which the staging sweep leaves alone. */
+export const UPLOADS_FOLDER = 'uploads';
+
 /** The layout of one storage root (absolute paths). */
 export function storageLayout(storageRoot: string): StorageLayout {
   const root = path.resolve(storageRoot);
   return {
     root,
     tmp: path.join(root, '.tmp'),
+    uploads: path.join(root, '.tmp', UPLOADS_FOLDER),
     thumbs: path.join(root, '.thumbs'),
     meta: path.join(root, '.meta'),
     index: path.join(root, '.index'),

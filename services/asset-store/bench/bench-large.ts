@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import { GIB } from './bench-kit.js';
+
+/** What the ingest and tus benches share for the 1 GiB uploads: the file, its upload, RSS. */
+
+/** Samples a process's resident set every 20 ms (Linux /proc). */
+export class RssSampler {
+  peak = 0;
+  #timer: NodeJS.Timeout | undefined;
+  constructor(private readonly pid: number) {}
+  now(): number {
+    const status = fs.readFileSync(`/proc/${this.pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  }
+  start(): number {
+    const base = this.now();
+    this.peak = base;
+    this.#timer = setInterval(() => {
+      this.peak = Math.max(this.peak, this.now());
+    }, 20);
+    return base;
+  }
+  stop(): number {
+    clearInterval(this.#timer);
+    return Math.max(this.peak, this.now());
+  }
+}
+
+/** A 1 GiB file of random blocks, each block numbered so no two are alike. */
+export function makeLargeFile(file: string): void {
+  const block = randomBytes(16 << 20);
+  const fd = fs.openSync(file, 'w');
+  for (let written = 0; written < GIB; written += block.length) {
+    block.writeUInt32BE(written >>> 0, 0);
+    fs.writeSync(fd, block);
+  }
+  fs.closeSync(fd);
+}
+
+/**
+ * The same client path as the baseline (one file stream, 1 MiB reads, known length), with
+ * the multipart framing around it, so the comparison measures the servers.
+ */
+export async function uploadLargeToService(port: number, file: string): Promise<number> {
+  const boundary = `bench-${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body() {
+    yield head;
+    yield* fs.createReadStream(file, { highWaterMark: 1 << 20 });
+    yield tail;
+  }
+  const started = performance.now();
+  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/ingest`, {
+    method: 'POST',
+    body: Readable.from(body()),
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(head.length + fs.statSync(file).size + tail.length),
+    },
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`service ingest: ${res.statusCode} ${text}`);
+  return performance.now() - started;
+}
