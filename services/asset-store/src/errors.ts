@@ -88,6 +88,13 @@ export const assetErrors = {
   badChecksumHeader: () =>
     errors.badRequest('invalid Upload-Checksum: expected "sha256 <base64 of 32 bytes>"'),
   /** An `Upload-Checksum` algorithm other than the one advertised (tus: 400). */
+  /** A creation body that is not the upload's bytes (`application/offset+octet-stream`). */
+  uploadBodyType: () =>
+    new AppError(
+      415,
+      'unsupported_media_type',
+      "unsupported body type: an upload's bytes are sent as application/offset+octet-stream",
+    ),
   unsupportedChecksum: (algorithm: string) =>
     errors.badRequest(
       `invalid Upload-Checksum: unsupported algorithm "${algorithm}" (sha256 only)`,

@@ -47,8 +47,22 @@ afterAll(async () => {
 });
 
 /** What a valid request needs beyond its schema: purges take disposable assets, and a
- * `sha256` field is the file's own (another is refused, as it should be). */
+ * `sha256` field or an `Upload-Checksum` is the content's own (another is refused, as it
+ * should be). */
 function prepare(req: FuzzRequest): FuzzRequest {
+  if (req.operation.key.includes('/uploads')) {
+    const headers = { ...req.headers };
+    if (headers['Upload-Checksum'] !== undefined) {
+      // Like the form's sha256: a valid checksum is the body's own (another answers 460).
+      const body = req.body && 'raw' in req.body ? req.body.raw : req.body?.value;
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+      headers['Upload-Checksum'] = `sha256 ${createHash('sha256').update(bytes).digest('base64')}`;
+    }
+    // Keys are named once and their values are the form fields' text (UTF-8), which the
+    // pattern cannot say: a valid request sends a set that is.
+    if (headers['Upload-Metadata'] !== undefined) headers['Upload-Metadata'] = UPLOAD_METADATA;
+    return { ...req, headers };
+  }
   if (req.operation.key === PURGE) {
     const given = String(req.path.hash).toLowerCase();
     return hashes.includes(given) ? { ...req, path: { hash: disposable.pop() ?? given } } : req;
@@ -58,6 +72,8 @@ function prepare(req: FuzzRequest): FuzzRequest {
   const sha256 = createHash('sha256').update(form.file).digest('hex');
   return { ...req, body: { type: req.body!.type, value: { ...form, sha256 } } };
 }
+
+const UPLOAD_METADATA = `filename ${Buffer.from('fuzz.bin').toString('base64')},tags ${Buffer.from('a,b').toString('base64')}`;
 
 /** A generated `POST /ingest` form. */
 type Form = { file: Buffer; sha256?: string };

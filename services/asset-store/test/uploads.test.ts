@@ -152,6 +152,26 @@ describe('resumable uploads (tus 1.0.0)', () => {
     expect(uploadFolder(t.storageRoot)).toEqual(before);
   });
 
+  it("refuses a creation body that is not the upload's bytes with 415, and keeps nothing", async () => {
+    const before = uploadFolder(t.storageRoot);
+    const res = await fetch(`${base}${API}/uploads`, {
+      method: 'POST',
+      headers: {
+        'Tus-Resumable': '1.0.0',
+        'Upload-Length': '5',
+        'Content-Type': 'multipart/form-data; boundary=B',
+      },
+      body: 'hello',
+    });
+    expect([res.status, await json(res)]).toEqual([
+      415,
+      envelope(
+        "unsupported body type: an upload's bytes are sent as application/offset+octet-stream",
+      ),
+    ]);
+    expect(uploadFolder(t.storageRoot)).toEqual(before);
+  });
+
   it('answers an Upload-Length over max_upload_bytes with 413 in the envelope', async () => {
     const { res } = await createUpload(base, MAX_BYTES + 1);
     expect([res.status, await json(res)]).toEqual([413, envelope('Maximum size exceeded')]);

@@ -12,6 +12,20 @@ const tusResumable: JsonObject = {
   required: true,
   schema: { const: '1.0.0' },
 };
+/** tus: `key base64value` pairs, comma-separated; the value may be left out. */
+const uploadMetadata: JsonObject = {
+  type: 'string',
+  pattern:
+    '^[a-z_]{1,32}( ([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)?' +
+    '(,[a-z_]{1,32}( ([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)?)*$',
+};
+const uploadChecksum: JsonObject = {
+  name: 'Upload-Checksum',
+  in: 'header',
+  required: false,
+  description: 'tus checksum extension: `sha256 <base64 of the body`s SHA-256>`.',
+  schema: { type: 'string', pattern: '^sha256 [A-Za-z0-9+/]{43}=$' },
+};
 const uploadId: JsonObject = {
   name: 'id',
   in: 'path',
@@ -61,11 +75,13 @@ export const uploadOpenApi: OpenApiFeature = {
         parameters: [
           tusResumable,
           { name: 'Upload-Length', in: 'header', required: true, schema: integer },
-          { name: 'Upload-Metadata', in: 'header', required: false, schema: { type: 'string' } },
-          { name: 'Upload-Checksum', in: 'header', required: false, schema: { type: 'string' } },
+          { name: 'Upload-Metadata', in: 'header', required: false, schema: uploadMetadata },
+          uploadChecksum,
         ],
         requestBody: {
           required: false,
+          description:
+            'The first bytes (creation-with-upload). A body of any other type is ignored: the upload is created empty.',
           content: {
             'application/offset+octet-stream': { schema: { type: 'string', format: 'binary' } },
           },
@@ -83,6 +99,7 @@ export const uploadOpenApi: OpenApiFeature = {
           ...errorResponses({
             ...protocolErrors,
             413: 'Upload-Length over max_upload_bytes',
+            415: 'A body that is not application/offset+octet-stream',
             460: 'Upload-Checksum does not match the body; the bytes were not kept',
             ...finishErrors,
           }),
@@ -104,7 +121,7 @@ export const uploadOpenApi: OpenApiFeature = {
               ...assetHeaders,
             },
           },
-          ...errorResponses({ 404: 'No such upload', 410: 'Expired' }),
+          ...errorResponses({ ...protocolErrors, 404: 'No such upload', 410: 'Expired' }),
         },
       },
       patch: {
@@ -114,7 +131,7 @@ export const uploadOpenApi: OpenApiFeature = {
           tusResumable,
           uploadId,
           { name: 'Upload-Offset', in: 'header', required: true, schema: integer },
-          { name: 'Upload-Checksum', in: 'header', required: false, schema: { type: 'string' } },
+          uploadChecksum,
         ],
         requestBody: {
           required: true,
@@ -150,7 +167,8 @@ export const uploadOpenApi: OpenApiFeature = {
         responses: {
           '204': { description: 'Deleted' },
           ...errorResponses({
-            400: 'The upload is finished (an asset now)',
+            ...protocolErrors,
+            400: 'Bad tus headers, or the upload is finished (an asset now)',
             404: 'No such upload',
           }),
         },
@@ -159,7 +177,10 @@ export const uploadOpenApi: OpenApiFeature = {
         operationId: 'uploadResourceOptions',
         summary: 'tus discovery, as on the collection',
         parameters: [uploadId],
-        responses: { '204': { description: 'What the server supports' } },
+        responses: {
+          '204': { description: 'What the server supports' },
+          ...errorResponses({ 404: 'An id this service never handed out' }),
+        },
       },
     },
   },

@@ -18,9 +18,19 @@ export function uploadRoutes(deps: { tus: TusUploads }): Router {
     }
     await deps.tus.handle(req, res, id);
   };
+  // tus carries bytes only as offset+octet-stream; any other body is a client's mistake,
+  // which @tus/server would silently drop while creating an empty upload.
+  const bytesOnly: RequestHandler = (req, _res, next) => {
+    const hasBody =
+      Number(req.headers['content-length'] ?? 0) > 0 || 'transfer-encoding' in req.headers;
+    if (hasBody && req.headers['content-type'] !== 'application/offset+octet-stream') {
+      throw assetErrors.uploadBodyType();
+    }
+    next();
+  };
   router
     .route('/uploads')
-    .post(handle)
+    .post(bytesOnly, handle)
     .options(handle)
     .all(methodNotAllowed(['POST', 'OPTIONS']));
   router
