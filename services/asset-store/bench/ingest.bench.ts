@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from '@svc/testing';
-import { Readable } from 'node:stream';
 import { request } from 'undici';
 import {
   cpuSeconds,
