@@ -191,6 +191,40 @@ describe('admin jobs', () => {
     expect(hard.result).toEqual({ mode: 'hard', scanned: 3, indexed: 3, errors: 0 });
   });
 
+  it('cancel a rebuild at its next file, keeping what it indexed', async () => {
+    // Files without attributes: each is hashed whole to be indexed, four at a time, so the
+    // rebuild goes in slow waves; it is cancelled once the first wave is done.
+    const size = 128 * 2 ** 20;
+    for (let i = 0; i < 12; i++) {
+      const name = `${freshTimestamp()}_${i.toString(16).padStart(64, '0')}.bin`;
+      fs.closeSync(fs.openSync(path.join(t.storageRoot, name), 'w'));
+      fs.truncateSync(path.join(t.storageRoot, name), size);
+    }
+    const started = await startJob({ kind: 'rebuild' });
+    const deadline = Date.now() + 30_000;
+    while ((await getJob(started.id)).done === 0) {
+      if (Date.now() > deadline) throw new Error('no file indexed within 30 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const res = await request(t.app).delete(`${BASE}/${started.id}`).set(auth).expect(200);
+    const job = (res.body as { data: JobBody }).data;
+    const result = job.result as { mode: string; scanned: number; indexed: number; errors: number };
+    expect(job).toMatchObject({ status: 'cancelled', total: 12, error: null });
+    expect(result.mode).toBe('soft');
+    expect(result.errors).toBe(0);
+    expect(result.indexed).toBeGreaterThan(0);
+    expect(result.indexed).toBeLessThan(12);
+    expect(job.done).toBe(result.indexed);
+    const rows = await t.index.db.selectFrom('asset').select('hash').execute();
+    expect(rows).toHaveLength(result.indexed);
+    expect(await storedStatus(job.id)).toEqual({
+      status: 'cancelled',
+      error: null,
+      done: result.indexed,
+      total: 12,
+    });
+  }, 60_000);
+
   it('show progress moving every second, run one of a kind at a time, and cancel', async () => {
     await placeSparseAssets(4, 2 * GIB);
     const started = await startJob({ kind: 'verify' });
