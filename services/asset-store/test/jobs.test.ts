@@ -9,11 +9,26 @@ import {
   storedStatus,
   untilEnded,
 } from './job-helpers.js';
+import { createLogger } from '@svc/envelope';
+import { Rebuilder } from '../src/admin/rebuild.service.js';
+import { createApp } from '../src/app.js';
+import { JobService } from '../src/jobs/job.service.js';
+import { Verifier } from '../src/verifier/verifier.service.js';
 import { storeAsset } from './factories.js';
 import { useTestApp } from './test-app.js';
 
 const t = useTestApp('jobs', { admin_token: JOB_TOKEN });
 emptyBeforeEach(t);
+const logger = createLogger('jobs-test', 'silent');
+const appDeps = () => ({
+  config: t.config,
+  storage: t.storage,
+  clock: Date.now,
+  db: t.index.db,
+  ping: t.index.ping,
+  logger,
+  version: '0.1.0',
+});
 
 describe('admin jobs', () => {
   it('need the admin token', async () => {
@@ -124,5 +139,18 @@ describe('admin jobs', () => {
       (await startJob(t.app, { kind: 'rebuild', mode: 'hard' })).id,
     );
     expect(hard.result).toEqual({ mode: 'hard', scanned: 3, indexed: 3, errors: 0 });
+  });
+
+  it('refuse a new job with 503 once the service is stopping', async () => {
+    const { db } = t.index;
+    const { layout, attributes } = t.storage;
+    const verifier = new Verifier({ db, layout, attributes, logger });
+    const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
+    const jobs = new JobService({ db, verifier, rebuilder, layout, logger });
+    const app = createApp({ ...appDeps(), verifier, rebuilder, jobs });
+    await jobs.stop();
+    const res = await request(app).post(JOBS).set(jobAuth).send({ kind: 'verify' }).expect(503);
+    expect(res.body).toEqual({ status: 'error', error: 'the service is stopping' });
+    expect(await db.selectFrom('job').select('id').execute()).toEqual([]);
   });
 });
