@@ -61,9 +61,10 @@ describe('a running job', () => {
   }, 60_000);
 
   it('show progress moving every second, run one of a kind at a time, and cancel', async () => {
-    await placeSparseAssets(t, 4, 2 * GIB);
+    // 16 GiB to hash: several seconds even on a fast, idle machine.
+    await placeSparseAssets(t, 4, 4 * GIB);
     const started = await startJob(t.app, { kind: 'verify' });
-    expect(started).toMatchObject({ total: 4, bytes_total: 8 * GIB, status: 'running' });
+    expect(started).toMatchObject({ total: 4, bytes_total: 16 * GIB, status: 'running' });
 
     const second = await request(t.app)
       .post(JOBS)
@@ -75,10 +76,10 @@ describe('a running job', () => {
       error: `a verify job is already running: ${started.id}`,
     });
 
-    // Samples every 200 ms for about 2.5 s: each sample at least a second after another
-    // shows more bytes done than that one.
+    // Samples every 200 ms for 3 s (fewer when a loaded machine answers slowly): each sample
+    // at least a second after another shows more bytes done than that one.
     const samples: { at: number; job: JobBody }[] = [];
-    const until = Date.now() + 2500;
+    const until = Date.now() + 3000;
     while (Date.now() < until) {
       samples.push({ at: Date.now(), job: await getJob(t.app, started.id) });
       await new Promise((r) => setTimeout(r, 200));
@@ -91,11 +92,11 @@ describe('a running job', () => {
       windows++;
       expect(later.job.bytes_done).toBeGreaterThan(earlier.job.bytes_done);
     }
-    expect(windows).toBeGreaterThan(3);
+    expect(windows).toBeGreaterThanOrEqual(2);
     const last = samples[samples.length - 1]!.job;
     expect(last.bytes_rate).toBeGreaterThan(0);
     expect(last.eta_s).toBeGreaterThan(0);
-    expect(last.bytes_done).toBeLessThan(8 * GIB);
+    expect(last.bytes_done).toBeLessThan(16 * GIB);
 
     const cancelled = await request(t.app).delete(`${JOBS}/${started.id}`).set(jobAuth).expect(200);
     const job = (cancelled.body as { data: JobBody }).data;
