@@ -78,6 +78,8 @@ export const assetErrors = {
   /** `POST /admin/jobs` while a job of that kind runs: one of a kind at a time. */
   jobAlreadyRunning: (kind: string, id: string) =>
     errors.conflict(`a ${kind} job is already running: ${id}`),
+  /** `POST /admin/jobs` while the service shuts down: the job could not finish. */
+  stopping: () => errors.unavailable('the service is stopping'),
   /** A job id that is no job's. */
   jobNotFound: () => errors.notFound('job not found'),
   /** A `{id}` of `/admin/jobs/{id}` that is not a UUID. */

@@ -13,6 +13,7 @@ describeOnServer('while the database is down', () => {
   it('answers requests that need it with 503 and Retry-After, and recovers alone', async () => {
     await request(outage.app().app).get('/healthz').expect(200);
     await request(outage.app().app).get(`${API_BASE}/asset/${hash}/meta`).expect(404);
+    await request(outage.app().app).get('/metrics').expect(200);
     await outage.proxy().cut();
     try {
       const answers = await Promise.all([
@@ -35,6 +36,9 @@ describeOnServer('while the database is down', () => {
         });
       }
       await request(outage.app().app).get('/healthz').expect(503);
+      // Metrics still answer: the index's gauges keep their last values.
+      const metrics = await request(outage.app().app).get('/metrics').expect(200);
+      expect(metrics.text).toContain('asset_store_assets{trashed="false",corrupted="false"} 0');
     } finally {
       await outage.proxy().restore();
     }

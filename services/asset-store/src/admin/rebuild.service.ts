@@ -33,7 +33,10 @@ export interface RebuildReport {
 
 /** What a rebuild's caller may pass: a signal that ends it early, an ear for its counts. */
 export interface RebuildOptions {
-  /** Ends the pass at the next file; the counts so far are answered, nothing escalates. */
+  /**
+   * Ends the pass at the next file (files being read finish first); the counts so far are
+   * answered, nothing escalates, vanished files are not looked for.
+   */
   signal?: AbortSignal;
   /** The running counts after each file (a soft pass escalated to hard starts at zero). */
   onProgress?: (report: Readonly<RebuildReport>) => void;
@@ -179,7 +182,9 @@ export class Rebuilder {
     const report: RebuildReport = { mode, scanned: 0, indexed: 0, errors: 0 };
     let chunk: ScannedFile[] = [];
     const indexOne = async (file: ScannedFile) => {
-      const ok = await this.#io.run(() => this.#index(file));
+      // Once cancelled, files still waiting for a turn are left (those being read finish).
+      const ok = await this.#io.run(async () => (signal?.aborted ? undefined : this.#index(file)));
+      if (ok === undefined) return;
       if (ok) report.indexed++;
       else report.errors++;
       onProgress?.(report);

@@ -99,6 +99,7 @@ export const jobOpenApi: OpenApiFeature = {
             409: 'A job of this kind is already running',
             413: 'Body over max_json_bytes',
             415: 'A body charset other than UTF-8',
+            503: 'The service is stopping',
           }),
         },
       },

@@ -7,13 +7,18 @@ export async function insertJob(db: Kysely<Database>, row: NewJobRow): Promise<v
   await db.insertInto('job').values(row).execute();
 }
 
-/** Saves a job's progress or outcome. */
-export async function updateJob(
+/** Saves a running job's progress; one that has ended keeps its final counts. */
+export async function saveJobProgress(
   db: Kysely<Database>,
   id: string,
-  changes: JobRowUpdate,
+  changes: Pick<JobRowUpdate, 'total' | 'done' | 'bytes_total' | 'bytes_done'>,
 ): Promise<void> {
-  await db.updateTable('job').set(changes).where('id', '=', id).execute();
+  await db
+    .updateTable('job')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .execute();
 }
 
 /**

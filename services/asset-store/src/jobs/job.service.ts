@@ -17,7 +17,7 @@ import {
   findJob,
   insertJob,
   listRecentJobs,
-  updateJob,
+  saveJobProgress,
 } from './job.repository.js';
 
 /** What `POST /admin/jobs` asks for. */
@@ -62,6 +62,7 @@ interface RunningJob {
 export class JobService {
   readonly #running = new Map<string, RunningJob>();
   readonly #checkpointMs: number;
+  #stopped = false;
 
   constructor(private readonly deps: JobDeps) {
     this.#checkpointMs = deps.checkpointMs ?? 10_000;
@@ -72,8 +73,9 @@ export class JobService {
     return failRunningJobs(db, RESTARTED, new Date());
   }
 
-  /** Starts a job in the background; 409 while one of its kind runs. */
+  /** Starts a job in the background; 409 while one of its kind runs, 503 once stopping. */
   async start(request: JobRequest): Promise<Job> {
+    if (this.#stopped) throw assetErrors.stopping();
     // A job that has ended but is still saving its outcome no longer counts.
     const busy = [...this.#running.values()].find(
       (job) => job.kind === request.kind && !job.outcome,
@@ -142,6 +144,7 @@ export class JobService {
 
   /** At shutdown: running jobs stop at once and are recorded as failed, with the reason. */
   stop(): Promise<void> {
+    this.#stopped = true;
     const jobs = [...this.#running.values()];
     for (const job of jobs) {
       job.stopReason ??= STOPPED;
@@ -246,7 +249,7 @@ export class JobService {
       },
       'job progress',
     );
-    await updateJob(this.deps.db, job.id, { total, done, bytes_total, bytes_done }).catch(
+    await saveJobProgress(this.deps.db, job.id, { total, done, bytes_total, bytes_done }).catch(
       (err: unknown) => this.deps.logger.warn({ err, job: job.id }, 'could not save job progress'),
     );
   }

@@ -112,7 +112,9 @@ export class AssetMetrics implements IngestMetrics, VerifierMetrics, ThumbnailMe
   constructor() {
     const registers = [this.http.registry];
     const labelNames = ['trashed', 'corrupted'] as const;
-    // Both state gauges come from one aggregate query per scrape, shared by the two collects.
+    // Both state gauges come from one read of the kept counts per scrape, shared by the two
+    // collects. While the index does not answer they keep their last values, so `/metrics`
+    // still answers (with the process series) during an outage.
     let pending: Promise<AssetTotals[]> | undefined;
     const totals = () => {
       pending ??= (this.#sources?.assetTotals() ?? Promise.resolve([])).finally(() => {
@@ -121,7 +123,8 @@ export class AssetMetrics implements IngestMetrics, VerifierMetrics, ThumbnailMe
       return pending;
     };
     const fill = async (gauge: Gauge<'trashed' | 'corrupted'>, key: 'assets' | 'bytes') => {
-      const rows = await totals();
+      const rows = await totals().catch(() => undefined);
+      if (!rows) return;
       for (const trashed of ['false', 'true']) {
         for (const corrupted of ['false', 'true']) gauge.set({ trashed, corrupted }, 0);
       }
