@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { readVersion } from '../version.js';
 import { addAssetCommands } from './asset-commands.js';
 import { CLI_ENV } from './cli-env.js';
 import { describeError, EXIT, InterruptedError, UsageError } from './cli-errors.js';
@@ -8,6 +7,7 @@ import type { CommandContext } from './command-context.js';
 import { addJobCommands } from './job-commands.js';
 import { StoreClient } from './store-client.js';
 import { addUploadCommand } from './upload-command.js';
+import { cliVersion } from './cli-version.js';
 
 /** Default store address (the service's default `listen`). */
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -43,7 +43,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function buildProgram(io: CliIo, setCode: (code: number) => void, clients: StoreClient[]) {
   const program = new Command('asset-store')
     .description('Upload, find, fetch and look after assets in an asset-store service.')
-    .version(readVersion())
+    .version(cliVersion())
     .option('--url <base>', `store address (env ${CLI_ENV.url}, default ${DEFAULT_URL})`)
     .option('--token <token>', `bearer token: API or admin token (env ${CLI_ENV.token})`)
     .option('--json', 'JSON lines on stdout instead of tables and bars')

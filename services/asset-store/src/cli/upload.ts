@@ -5,7 +5,6 @@ import { API_BASE } from '../api-base.js';
 import { describeError, InterruptedError } from './cli-errors.js';
 import type { PlannedFile } from './file-walk.js';
 import type { IngestFields, StoreClient } from './store-client.js';
-import { tusUpload } from './tus-upload.js';
 import type { UrlStorage } from './upload-state.js';
 
 /** Files larger than this go through tus (contract, "asset-store: CLI"). */
@@ -111,6 +110,8 @@ async function uploadOne(run: UploadRun, file: PlannedFile): Promise<FileOutcome
     return { path: file.path, status: 'stored', hash: result.hash, timestamp: result.timestamp };
   }
   let sent = 0;
+  // Loaded only when a large file comes: most runs never need tus-js-client.
+  const { tusUpload } = await import('./tus-upload.js');
   const result = await tusUpload({
     endpoint: `${run.client.baseUrl}${API_BASE}/uploads`,
     file: file.path,
