@@ -66,7 +66,12 @@ function stagedFiles(): string[] {
 
 describe('asset-store upload', () => {
   it('stores every file of a folder once, with the folder path and the file name, one --json line each', async () => {
-    const files = { 'a.txt': 'alpha', 'b.bin': randomBytes(3000), 'sub/c.txt': 'gamma' };
+    const files = {
+      'a.txt': 'alpha',
+      'b.bin': randomBytes(3000),
+      'sub/c.txt': 'gamma',
+      'sub/say "hi".txt': 'quoted name',
+    };
     const dir = folder('trip', files);
     const run = await runCli(
       ['upload', dir, '--json', '--tags', 'trip,cli', '--application', 'cli-test', '--user', 'ann'],
@@ -75,7 +80,7 @@ describe('asset-store upload', () => {
     expect(run.code).toBe(0);
     const lines = jsonLines<Line>(run.out).sort(byPath);
     expect(lines).toEqual(
-      ['a.txt', 'b.bin', 'sub/c.txt'].map((name) => ({
+      ['a.txt', 'b.bin', 'sub/c.txt', 'sub/say "hi".txt'].map((name) => ({
         path: path.join(dir, name),
         status: 'stored',
         hash: expect.stringMatching(/^[0-9a-f]{64}$/) as unknown,
@@ -83,7 +88,7 @@ describe('asset-store upload', () => {
       })),
     );
     expect(run.err).toMatch(
-      /^asset-store: 3 stored, 0 skipped, 0 failed \(2\.9 KiB in [\d.]+ s\)\n$/,
+      /^asset-store: 4 stored, 0 skipped, 0 failed \(3\.0 KiB in [\d.]+ s\)\n$/,
     );
     for (const [name, content] of Object.entries(files)) {
       const line = lines.find((l) => l.path === path.join(dir, name))!;

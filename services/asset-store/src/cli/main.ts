@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
 
 // The `asset-store` bin: a thin shell around runCli. The first Ctrl-C (or SIGTERM) stops
@@ -6,6 +7,8 @@ import { runCli } from './cli.js';
 // up what is in flight (the store keeps none of it).
 const stop = new AbortController();
 const abort = new AbortController();
+// Every request and file read in flight listens to these: `--concurrency` bounds them.
+setMaxListeners(0, stop.signal, abort.signal);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => (stop.signal.aborted ? abort.abort() : stop.abort()));
 }

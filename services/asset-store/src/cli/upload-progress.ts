@@ -43,7 +43,7 @@ export function uploadReporter(
     if (summary.notDone) parts.push(`${summary.notDone} not done`);
     return (
       `asset-store: ${interrupted ? 'interrupted: ' : ''}${parts.join(', ')} ` +
-      `(${formatBytes(bytesDone)} in ${seconds.toFixed(1)} s)\n`
+      `(${formatBytes(bytesDone)} in ${seconds.toFixed(2)} s)\n`
     );
   };
 
