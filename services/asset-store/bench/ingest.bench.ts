@@ -1,14 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createTestDatabase, type TestDatabase } from '@svc/testing';
-import autocannon from 'autocannon';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
+import {
+  cpuSeconds,
+  median,
+  multipartBody,
+  SERVICE_DIR,
+  settle,
+  smallFiles,
+  startService,
+  type Proc,
+  type SmallResult,
+} from './bench-processes.js';
 
 /**
  * `pnpm --filter asset-store bench:ingest`: the service (a child process, as deployed)
@@ -18,7 +27,6 @@ import { request } from 'undici';
  * TEST_DATABASE_URL to index into a real Postgres (a fresh database, dropped afterwards);
  * without it the service uses embedded PGlite.
  */
-const SERVICE_DIR = path.resolve(import.meta.dirname, '..', '..');
 const GIB = 1 << 30;
 const SMALL = 4096;
 const SMALL_COUNT = 2000;
@@ -26,52 +34,6 @@ const SMALL_ROUNDS = 3;
 const WARM_ROUNDS = 3;
 const CONNECTIONS = 8;
 const LARGE_RUNS = 3;
-
-interface Proc {
-  child: ChildProcess;
-  port: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > until) throw new Error(`${what} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function startService(root: string, databaseUrl: string | undefined): Promise<Proc> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ASSET_STORE_STORAGE_ROOT: root,
-    ASSET_STORE_LISTEN: `127.0.0.1:${port}`,
-    ASSET_STORE_LOG_LEVEL: 'warn',
-    ASSET_STORE_MAX_UPLOAD_BYTES: String(2 * GIB),
-    ASSET_STORE_VERIFY_INTERVAL_HOURS: '0',
-  };
-  if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/start.cjs')], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await waitFor(
-    async () => (await request(`http://127.0.0.1:${port}/healthz`)).statusCode === 200,
-    'asset-store',
-  );
-  return { child, port };
-}
 
 async function startBaseline(root: string): Promise<Proc> {
   const child = spawn(
@@ -105,27 +67,6 @@ class RssSampler {
   stop(): number {
     clearInterval(this.#timer);
     return Math.max(this.peak, this.now());
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * Waits until a process has been nearly idle for half a second, so work it does after
- * answering (the verifier re-hashing a new file) does not land in the next measurement.
- */
-async function settle(pid: number): Promise<void> {
-  const until = Date.now() + 60_000;
-  let last = cpuSeconds(pid);
-  while (Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 500));
-    const now = cpuSeconds(pid);
-    if (now - last < 0.02) return;
-    last = now;
   }
 }
 
@@ -181,72 +122,12 @@ async function uploadLargeToBaseline(port: number, file: string): Promise<number
   return performance.now() - started;
 }
 
-interface SmallResult {
-  rps: number;
-  p99: number;
-  errors: number;
-}
-
-async function smallFiles(
-  port: number,
-  urlPath: string,
-  body: Buffer,
-  contentType: string,
-  count = SMALL_COUNT,
-): Promise<SmallResult> {
-  // autocannon reports its duration at its next one-second tick after the last answer,
-  // which would round every run up to whole seconds: time the answers themselves.
-  const started = performance.now();
-  let lastAnswer = started;
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: `http://127.0.0.1:${port}${urlPath}`,
-        method: 'POST',
-        headers: { 'content-type': contentType },
-        body,
-        connections: CONNECTIONS,
-        amount: count,
-      },
-      (err: Error | null, res: autocannon.Result) => (err ? reject(err) : resolve(res)),
-    );
-    instance.on('response', () => {
-      lastAnswer = performance.now();
-    });
-  });
-  return {
-    rps: count / ((lastAnswer - started) / 1000),
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
-  };
-}
-
 /** One judged pair: a baseline round and the service round right after it. */
 interface SmallRound {
   service: SmallResult;
   baseline: SmallResult;
   serviceCpu: number;
   baselineCpu: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function multipartBody(content: Buffer): { body: Buffer; type: string } {
-  const boundary = `bench-${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="tags"\r\n\r\nbench,small\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="small.bin"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return {
-    body: Buffer.concat([head, content, tail]),
-    type: `multipart/form-data; boundary=${boundary}`,
-  };
 }
 
 const mb = (bytes: number) => (bytes / (1 << 20)).toFixed(1);
@@ -295,7 +176,14 @@ async function main(): Promise<void> {
     const pair = async (): Promise<SmallRound> => {
       await settle(servicePid);
       let cpu = cpuSeconds(baselinePid);
-      const base = await smallFiles(baseline.port, '/', content, 'application/octet-stream');
+      const base = await smallFiles(
+        baseline.port,
+        '/',
+        content,
+        'application/octet-stream',
+        SMALL_COUNT,
+        CONNECTIONS,
+      );
       const baselineCpu = cpuSeconds(baselinePid) - cpu;
       cpu = cpuSeconds(servicePid);
       const svc = await smallFiles(
@@ -303,6 +191,8 @@ async function main(): Promise<void> {
         '/api/v1/can/0/ingest',
         multipart.body,
         multipart.type,
+        SMALL_COUNT,
+        CONNECTIONS,
       );
       return {
         service: svc,
