@@ -30,4 +30,18 @@ describe('asset-store configuration', () => {
       'upload_expiry_hours',
     );
   });
+
+  it("ignores the CLI's own ASSET_STORE_URL, _TOKEN and _STATE_FILE, yet refuses other unknown names", () => {
+    const cliShell = {
+      ASSET_STORE_URL: 'http://store.example',
+      ASSET_STORE_TOKEN: 'secret',
+      ASSET_STORE_STATE_FILE: 'uploads.json',
+    };
+    expect(readConfig([], { ...cliShell, ASSET_STORE_LISTEN: '127.0.0.1:9092' }).listen).toBe(
+      '127.0.0.1:9092',
+    );
+    expect(() => readConfig([], { ...cliShell, ASSET_STORE_URLS: 'x' })).toThrow(
+      'ASSET_STORE_URLS: unknown setting',
+    );
+  });
 });

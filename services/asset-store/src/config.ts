@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { configSource, listenAddress, loadConfig, trustProxySetting } from '@svc/config';
 import { z } from 'zod';
+import { CLI_ENV } from './cli/cli-env.js';
 import { SERVICE_DIR } from './version.js';
 
 /** Every asset-store setting with its default (contract, "Configuration defaults"). */
@@ -39,5 +40,6 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Con
     argv,
     prefix: 'ASSET_STORE',
     pathKeys: ['storage_root'],
+    foreignEnv: Object.values(CLI_ENV),
   });
 }

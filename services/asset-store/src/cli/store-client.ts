@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, request, type Dispatcher } from 'undici';
+import { API_BASE } from '../api-base.js';
+import { ApiError } from './cli-errors.js';
+
+/** The metadata record as the API shows it (`GET /asset/{hash}/meta`, list, search). */
+export interface AssetRecord {
+  hash: string;
+  mime_type: string;
+  tags: string[];
+  timestamp: number;
+  is_trashed: boolean;
+  is_corrupted: boolean;
+  application?: string;
+  user?: string;
+  description?: string;
+  human_filename?: string;
+  human_path?: string;
+}
+
+/** A list or search page. */
+export interface Page {
+  items: AssetRecord[];
+  pagination: { limit: number; offset: number; total: number };
+}
+
+/** What an ingest answers. */
+export interface IngestResult {
+  timestamp: number;
+  hash: string;
+  filename: string;
+}
+
+/** A background job (contract, "asset-store: jobs"). */
+export interface Job {
+  id: string;
+  kind: string;
+  status: 'running' | 'done' | 'failed' | 'cancelled';
+  started_at?: string | number | null;
+  finished_at?: string | number | null;
+  total?: number | null;
+  done?: number | null;
+  bytes_total?: number | null;
+  bytes_done?: number | null;
+  eta_s?: number | null;
+  result?: unknown;
+}
+
+/** Text fields an ingest takes besides the file. */
+export type IngestFields = Partial<
+  Record<
+    | 'mime_type'
+    | 'human_file_name'
+    | 'human_readable_path'
+    | 'application'
+    | 'user'
+    | 'tags'
+    | 'description'
+    | 'sha256',
+    string
+  >
+>;
+
+/** Query values: absent ones are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Where the store is and how to reach it. */
+export interface StoreClientOptions {
+  baseUrl: string;
+  token?: string;
+  /** Connections kept to the store; uploads with bounded concurrency need no more. */
+  connections?: number;
+}
+
+/**
+ * The store's HTTP API as the CLI uses it: one keep-alive connection pool (undici), the
+ * bearer token on every request, error envelopes turned into `ApiError`.
+ */
+export class StoreClient {
+  readonly baseUrl: string;
+  readonly #token: string | undefined;
+  readonly #agent: Agent;
+
+  constructor(options: StoreClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#token = options.token;
+    this.#agent = new Agent({ connections: options.connections ?? 8 });
+  }
+
+  /** Headers every request carries. */
+  get authHeaders(): Record<string, string> {
+    return this.#token ? { authorization: `Bearer ${this.#token}` } : {};
+  }
+
+  /** The absolute URL of an API path (under `/api/v1/can/0`), with its query. */
+  url(apiPath: string, query: Query = {}): string {
+    const url = new URL(`${this.baseUrl}${API_BASE}${apiPath}`);
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** One JSON request; resolves to the envelope's `data`. */
+  async json<T>(
+    method: Dispatcher.HttpMethod,
+    apiPath: string,
+    options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    const res = await this.raw(method, this.url(apiPath, options.query), {
+      headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+    return readData<T>(res);
+  }
+
+  /** A request as sent, with the token; the caller reads or discards the body. */
+  raw(
+    method: Dispatcher.HttpMethod,
+    url: string,
+    options: {
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<Dispatcher.ResponseData> {
+    return request(url, {
+      method,
+      dispatcher: this.#agent,
+      headers: { ...this.authHeaders, ...options.headers },
+      body: options.body,
+      signal: options.signal,
+    });
+  }
+
+  /** `POST /ingest` of one in-memory file; `sha256` makes the store refuse other bytes. */
+  async ingest(
+    content: Buffer,
+    filename: string,
+    fields: IngestFields,
+    signal?: AbortSignal,
+  ): Promise<IngestResult> {
+    const { body, type } = multipart(content, filename, fields);
+    const res = await this.raw('POST', this.url('/ingest'), {
+      body,
+      headers: { 'content-type': type },
+      signal,
+    });
+    return readData<IngestResult>(res);
+  }
+
+  /** The visible asset holding this content, if any (`GET /search?sha256=`). */
+  async findByContent(sha256: string, signal?: AbortSignal): Promise<AssetRecord | undefined> {
+    const page = await this.json<Page>('GET', '/search', {
+      query: { sha256, limit: 1 },
+      signal,
+    });
+    return page.items[0];
+  }
+
+  /** Closes the pooled connections. */
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}
+
+/**
+ * A `multipart/form-data` body in one buffer, encoded as browsers encode FormData.
+ * Hand-written (a dozen lines): a file of at most 8 MiB is already in memory, and undici's
+ * FormData would stream each part through a Blob instead of one write.
+ */
+function multipart(
+  content: Buffer,
+  filename: string,
+  fields: IngestFields,
+): { body: Buffer; type: string } {
+  const boundary = `----asset-store-${randomBytes(12).toString('hex')}`;
+  // WHATWG's escaping of names in part headers: quotes and line breaks percent-encoded.
+  const escape = (text: string) =>
+    text.replaceAll('"', '%22').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+  let head = '';
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined || value === '') continue;
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`;
+  }
+  head +=
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(filename)}"\r\n` +
+    'Content-Type: application/octet-stream\r\n\r\n';
+  return {
+    body: Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
+}
+
+/** Reads a JSON envelope; an error status or envelope becomes `ApiError`. */
+export async function readData<T>(res: Dispatcher.ResponseData): Promise<T> {
+  const text = await res.body.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(res.statusCode, `unexpected answer: ${text.slice(0, 200)}`);
+  }
+  const envelope = body as { status?: string; data?: unknown; error?: unknown };
+  if (res.statusCode >= 400 || envelope.status !== 'success') {
+    const message = typeof envelope.error === 'string' ? envelope.error : text.slice(0, 200);
+    throw new ApiError(res.statusCode, message);
+  }
+  return envelope.data as T;
+}

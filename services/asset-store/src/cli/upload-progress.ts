@@ -1,0 +1,104 @@
+import cliProgress from 'cli-progress';
+import type { PlannedFile } from './file-walk.js';
+import type { CliIo } from './cli-io.js';
+import type { UploadListener, UploadSummary } from './upload.js';
+
+/** A listener that also closes its display and prints the run's summary. */
+export interface UploadReporter extends UploadListener {
+  finish(summary: UploadSummary, interrupted: boolean): void;
+}
+
+/** Bytes as people read them (binary units). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * The reporter for this run: `--json` lines on stdout; else on a terminal one overall bar
+ * (files, bytes, rate, ETA) and the file in flight; else a line per failure and a summary.
+ */
+export function uploadReporter(
+  io: CliIo,
+  files: readonly PlannedFile[],
+  json: boolean,
+): UploadReporter {
+  const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
+  const started = Date.now();
+  let bytesDone = 0;
+  let filesDone = 0;
+  const summaryLine = (summary: UploadSummary, interrupted: boolean) => {
+    const seconds = (Date.now() - started) / 1000;
+    const parts = [
+      `${summary.stored} stored`,
+      `${summary.skipped} skipped`,
+      `${summary.failed} failed`,
+    ];
+    if (summary.notDone) parts.push(`${summary.notDone} not done`);
+    return (
+      `asset-store: ${interrupted ? 'interrupted: ' : ''}${parts.join(', ')} ` +
+      `(${formatBytes(bytesDone)} in ${seconds.toFixed(2)} s)\n`
+    );
+  };
+
+  if (json) {
+    return {
+      fileStarted: () => undefined,
+      bytes: (_file, delta) => (bytesDone += delta),
+      fileDone: (_file, outcome) => io.stdout(`${JSON.stringify(outcome)}\n`),
+      finish: (summary, interrupted) => io.stderr(summaryLine(summary, interrupted)),
+    };
+  }
+  if (!io.isTTY) {
+    return {
+      fileStarted: () => undefined,
+      bytes: (_file, delta) => (bytesDone += delta),
+      fileDone: (_file, outcome) => {
+        if (outcome.status === 'failed') io.stderr(`failed ${outcome.path}: ${outcome.error}\n`);
+      },
+      finish: (summary, interrupted) => io.stderr(summaryLine(summary, interrupted)),
+    };
+  }
+
+  const rate = () => bytesDone / Math.max(0.001, (Date.now() - started) / 1000);
+  const payload = () => ({
+    files: `${filesDone}/${files.length}`,
+    bytes: `${formatBytes(bytesDone)}/${formatBytes(totalBytes)}`,
+    rate: `${formatBytes(rate())}/s`,
+  });
+  const bars = new cliProgress.MultiBar(
+    {
+      stream: io.progressStream,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 200,
+      format: '{bar} {percentage}% | {files} files | {bytes} | {rate} | ETA {eta_formatted}',
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const overall = bars.create(Math.max(1, totalBytes), 0, payload());
+  const inFlight = bars.create(1, 0, { file: '' }, { format: '  {file}' });
+  return {
+    fileStarted: (file) => inFlight.update(0, { file: file.path }),
+    bytes: (_file, delta) => {
+      bytesDone += delta;
+      overall.update(bytesDone, payload());
+    },
+    fileDone: (_file, outcome) => {
+      filesDone++;
+      overall.update(bytesDone, payload());
+      if (outcome.status === 'failed') bars.log(`failed ${outcome.path}: ${outcome.error}\n`);
+    },
+    finish: (summary, interrupted) => {
+      inFlight.update(0, { file: '' });
+      bars.stop();
+      io.stderr(summaryLine(summary, interrupted));
+    },
+  };
+}
