@@ -83,10 +83,10 @@ describe('requests derived from /openapi.json', () => {
           };
         },
         mayRefuseValid: {
-        'POST /v1/messages':
-          '`to` may name another server (400); the document cannot know which server it is',
-      },
-      // Signed operations: the owner of the path's handle signs (another key: 401).
+          'POST /v1/messages':
+            '`to` may name another server (400); the document cannot know which server it is',
+        },
+        // Signed operations: the owner of the path's handle signs (another key: 401).
         credential: (_scheme, req) => {
           const handle = String(req.path.handle);
           const owner = owners.find((o) => o.handle === handle.toLowerCase()) ?? owners[0]!;
