@@ -76,17 +76,17 @@ export function operationsOf(doc: Doc, skipped: Record<string, string>): FuzzOpe
         ?.content;
       let body: FuzzOperation['body'];
       if (content) {
-        const type =
-          BODY_TYPES.find((t) => t in content) ??
-          Object.keys(content).find(
-            (t) => (content[t]?.schema as { format?: string } | undefined)?.format === 'binary',
-          );
+        // JSON or a form from its schema; any other type as raw bytes (tus's PATCH, say).
+        const type = BODY_TYPES.find((t) => t in content) ?? Object.keys(content)[0];
         if (!type) {
-          skipped[key] = `no body type the fuzzer can write (${Object.keys(content).join(', ')})`;
+          skipped[key] = 'a request body without a content type';
           continue;
         }
         const required = Boolean((raw.requestBody as { required?: boolean }).required);
-        body = { type, schema: content[type]?.schema ?? true, required };
+        const schema = BODY_TYPES.includes(type)
+          ? (content[type]?.schema ?? true)
+          : { type: 'string', format: 'binary' };
+        body = { type, schema, required };
       }
       const security = (raw.security ?? doc.security ?? []) as Record<string, string[]>[];
       ops.push({
