@@ -2,13 +2,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { bodyOf, describeRequest, urlOf } from './fuzz/fuzz-http.js';
-import {
-  mutated,
-  validRequest,
-  type FuzzOperation,
-  type FuzzRequest,
-  type Parameter,
-} from './fuzz/fuzz-request.js';
+import { mutated, validRequest, type FuzzRequest } from './fuzz/fuzz-request.js';
+import { inDocument, operationsOf, pointer, type Doc } from './fuzz/operations.js';
 import { refusal } from './fuzz/request-check.js';
 import type { JsonSchema } from './fuzz/schema-arbitrary.js';
 
@@ -17,12 +12,6 @@ export type { FuzzOperation, FuzzRequest } from './fuzz/fuzz-request.js';
 // ajv-formats is CommonJS; under ESM its function may sit on `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
-
-type Doc = {
-  paths: Record<string, Record<string, unknown>>;
-  security?: Record<string, string[]>[];
-  components?: { securitySchemes?: Record<string, { type: string; in?: string; name?: string }> };
-};
 
 /** What to fuzz, where, for how long, and what the service needs to take a valid request. */
 export interface OpenApiFuzzOptions {
@@ -57,66 +46,6 @@ export interface FuzzReport {
   dropped: number;
   statuses: Record<string, Record<string, number>>;
   skipped: Record<string, string>;
-}
-
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
-/** How a body is sent: JSON, a form, or raw bytes (a binary string schema). */
-const BODY_TYPES = ['application/json', 'multipart/form-data'];
-
-/** Every operation of the document the fuzzer can express; the others go to `skipped`. */
-export function operationsOf(doc: Doc, skipped: Record<string, string>): FuzzOperation[] {
-  const ops: FuzzOperation[] = [];
-  for (const [template, item] of Object.entries(doc.paths)) {
-    const shared = (item.parameters ?? []) as Parameter[];
-    for (const method of METHODS) {
-      const raw = item[method] as Record<string, unknown> | undefined;
-      if (!raw) continue;
-      const key = `${method.toUpperCase()} ${template}`;
-      const content = (raw.requestBody as { content?: Record<string, { schema?: JsonSchema }> })
-        ?.content;
-      let body: FuzzOperation['body'];
-      if (content) {
-        const type =
-          BODY_TYPES.find((t) => t in content) ??
-          Object.keys(content).find(
-            (t) => (content[t]?.schema as { format?: string } | undefined)?.format === 'binary',
-          );
-        if (!type) {
-          skipped[key] = `no body type the fuzzer can write (${Object.keys(content).join(', ')})`;
-          continue;
-        }
-        const required = Boolean((raw.requestBody as { required?: boolean }).required);
-        body = { type, schema: content[type]?.schema ?? true, required };
-      }
-      const security = (raw.security ?? doc.security ?? []) as Record<string, string[]>[];
-      ops.push({
-        method: method.toUpperCase(),
-        template,
-        key,
-        parameters: [...shared, ...((raw.parameters ?? []) as Parameter[])],
-        body,
-        security: security.map((alternative) => Object.keys(alternative)),
-        responses: raw.responses as FuzzOperation['responses'],
-      });
-    }
-  }
-  return ops;
-}
-
-/** A schema taken out of the document, its local `$ref`s pointing back into it. */
-function inDocument(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(inDocument);
-  if (!node || typeof node !== 'object') return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([k, v]) => [
-      k,
-      k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `openapi${v}` : inDocument(v),
-    ]),
-  );
-}
-
-function pointer(...segments: string[]): string {
-  return segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 }
 
 /**
@@ -266,6 +195,17 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
       fail(`a body its schema refuses: ${ajv.errorsText(validate.errors)}`, text);
   };
 
+  // First one valid request per operation, so each is reached however slow the machine;
+  // then the time-bounded random mix.
+  for (const op of ops) {
+    const [req] = fc.sample(validRequest(op, ctx).map(withCredentials), {
+      numRuns: 1,
+      seed: options.seed,
+    });
+    await check(req!).catch((err: unknown) => {
+      throw new Error(`${describeRequest(options.baseUrl, req!)}\n${String(err)}`);
+    });
+  }
   const result = await fc.check(fc.asyncProperty(requests, check), {
     seed: options.seed,
     numRuns: Number.MAX_SAFE_INTEGER,

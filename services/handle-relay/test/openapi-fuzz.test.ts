@@ -6,7 +6,7 @@ import { createTestApp, listenOnLoopback, type ListeningApp, type TestApp } from
 
 /** Fixed, so every CI run sends the same requests; change it to explore further. */
 const SEED = Number(process.env.OPENAPI_FUZZ_SEED ?? 20_261_126);
-const FUZZ_MS = Number(process.env.OPENAPI_FUZZ_MS ?? 25_000);
+const FUZZ_MS = Number(process.env.OPENAPI_FUZZ_MS ?? 20_000);
 
 /** Deliveries are recorded, not sent: fuzzed endpoints name hosts nobody should be sent to. */
 const pushes: string[] = [];
@@ -83,10 +83,10 @@ describe('requests derived from /openapi.json', () => {
           };
         },
         mayRefuseValid: {
-        'POST /v1/messages':
-          '`to` may name another server (400); the document cannot know which server it is',
-      },
-      // Signed operations: the owner of the path's handle signs (another key: 401).
+          'POST /v1/messages':
+            '`to` may name another server (400); the document cannot know which server it is',
+        },
+        // Signed operations: the owner of the path's handle signs (another key: 401).
         credential: (_scheme, req) => {
           const handle = String(req.path.handle);
           const owner = owners.find((o) => o.handle === handle.toLowerCase()) ?? owners[0]!;

@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import request from 'supertest';
 import {
   authLines,
@@ -184,5 +185,46 @@ describe('real responses match the document', () => {
     api.check('POST', '/internal/nats/auth', await request(t.app).post('/internal/nats/auth'));
     api.check('GET', '/openapi.json', await request(t.app).get('/openapi.json'));
     api.check('GET', '/metrics', await request(t.app).get('/metrics'));
+  });
+});
+
+describe('parameters in the document are held to the rules the relay applies', () => {
+  const paramSchema = (path: string, name: string) => {
+    const paths = doc.paths as Record<
+      string,
+      { get: { parameters: { name: string; schema: object }[] } }
+    >;
+    return paths[path]!.get.parameters.find((p) => p.name === name)!.schema;
+  };
+  const ajvAccepts = (schema: object, value: unknown) =>
+    new Ajv2020({ strict: false }).validate(schema, value);
+
+  it('a path handle: refused by the document exactly when the relay answers 400', async () => {
+    const schema = paramSchema('/v1/inbox/{handle}', 'handle');
+    for (const handle of [
+      'abc',
+      'Abc-D_9',
+      'admin',
+      'ADMIN',
+      'admins',
+      'ab',
+      'a'.repeat(33),
+      '-ab',
+    ]) {
+      const res = await request(t.app).get(`/v1/inbox/${handle}`);
+      expect([handle, res.status === 400]).toEqual([handle, !ajvAccepts(schema, handle)]);
+    }
+  });
+
+  it('the inbox cursor: at most 15 digits, in the document as in the relay', async () => {
+    const o = await registerHandle(t.app, SERVER);
+    const schema = paramSchema('/v1/inbox/{handle}', 'since');
+    for (const since of [999_999_999_999_999, 1_000_000_000_000_000]) {
+      const auth = signedAuthValue(o.keys.secretKey, authLines.inbox(o.handle, since));
+      const res = await request(t.app)
+        .get(`/v1/inbox/${o.handle}?since=${since}`)
+        .set('X-ID-Auth', auth);
+      expect([since, res.status === 400]).toEqual([since, !ajvAccepts(schema, since)]);
+    }
   });
 });

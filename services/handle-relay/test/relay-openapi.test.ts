@@ -89,4 +89,37 @@ describe('messaging responses match the OpenAPI document', () => {
       await request(t.app).post(`/v1/push/unsubscribe/${o.handle}`).send({ endpoint }),
     );
   });
+
+  it('a subscription carrying both shapes: the document takes it as the browser shape, as the relay does', async () => {
+    const o = await registerHandle(t.app, t.config.server);
+    const k = browserKeys();
+    const endpoint = 'http://127.0.0.1:9/push/both-shapes';
+    const body = {
+      endpoint,
+      p256dh: 'AAAA',
+      auth: 'BBBB',
+      keys: { p256dh: k.p256dh, auth: k.auth },
+    };
+    api.checkRequest('POST', '/v1/push/subscribe/{handle}', body);
+    const res = await request(t.app)
+      .post(`/v1/push/subscribe/${o.handle}`)
+      .set(
+        'X-ID-Auth',
+        signedAuthValue(o.keys.secretKey, authLines.push('subscribe', o.handle, endpoint)),
+      )
+      .send(body);
+    expect(res.status).toBe(204);
+    const flatWithKeys = { endpoint, p256dh: k.p256dh, auth: k.auth, keys: {} };
+    expect(() => api.checkRequest('POST', '/v1/push/subscribe/{handle}', flatWithKeys)).toThrow(
+      /does not match/,
+    );
+    const refused = await request(t.app)
+      .post(`/v1/push/subscribe/${o.handle}`)
+      .set(
+        'X-ID-Auth',
+        signedAuthValue(o.keys.secretKey, authLines.push('subscribe', o.handle, endpoint)),
+      )
+      .send(flatWithKeys);
+    expect(refused.status).toBe(400);
+  });
 });

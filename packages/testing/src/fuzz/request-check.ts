@@ -68,10 +68,8 @@ export function refusal(req: FuzzRequest, check: SchemaCheck): string | undefine
     return op.body.required ? 'no body' : undefined;
   }
   if ('raw' in body || body.type !== op.body.type) return `a ${body.type} body`;
-  // Raw bytes (`format: binary`, e.g. tus's offset+octet-stream) have no JSON form to check.
-  if (Buffer.isBuffer(body.value) && (op.body.schema as { format?: string }).format === 'binary') {
-    return undefined;
-  }
+  // Raw bytes (a type other than JSON or a form) are whatever the operation makes of them.
+  if (!body.type.includes('json') && !body.type.startsWith('multipart/')) return undefined;
   const value = body.type.startsWith('multipart/') ? formFields(body.value) : body.value;
   return check(op.body.schema, value) ? undefined : 'body';
 }

@@ -61,8 +61,9 @@ function stringFor(s: Record<string, unknown>): fc.Arbitrary<unknown> {
 }
 
 function integerFor(s: Record<string, unknown>): fc.Arbitrary<number> {
-  const lo = typeof s.minimum === 'number' ? s.minimum : -1_000_000;
-  const hi = typeof s.maximum === 'number' ? s.maximum : 1_000_000_000;
+  // Unbounded sides reach JSON's exact integers, so a missing maximum shows.
+  const lo = typeof s.minimum === 'number' ? s.minimum : Number.MIN_SAFE_INTEGER;
+  const hi = typeof s.maximum === 'number' ? s.maximum : Number.MAX_SAFE_INTEGER;
   return fc.oneof(
     fc.constantFrom(lo, hi),
     fc.integer({ min: lo, max: Math.min(hi, lo + 1000, 2 ** 31 - 1) }),

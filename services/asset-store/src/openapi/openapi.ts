@@ -95,13 +95,24 @@ const dataResponses = errorResponses({
   503: 'The index database does not answer now (with `Retry-After`)',
 });
 
+/** What an endpoint that writes may answer when the index's or the files' disk is full. */
+const outOfSpace = errorResponses({
+  507: 'The storage or the index is out of space; nothing changed, a retry may succeed later',
+});
+
 function withSharedResponses(path: string, item: JsonObject): JsonObject {
   const data = path.startsWith(`${API_BASE}/`);
   return Object.fromEntries(
     Object.entries(item).map(([key, value]) => {
       if (!METHODS.has(key)) return [key, value];
       const op = value as { responses?: JsonObject; security?: unknown };
-      const responses = { ...sharedResponses, ...(data ? dataResponses : {}), ...op.responses };
+      const writes = data && key !== 'get' && key !== 'head';
+      const responses = {
+        ...sharedResponses,
+        ...(data ? dataResponses : {}),
+        ...(writes ? outOfSpace : {}),
+        ...op.responses,
+      };
       // Operations with their own scheme (admin) keep it; the rest outside the API are open.
       if (op.security) return [key, { ...op, responses }];
       return [key, { ...op, security: data ? dataSecurity : [], responses }];

@@ -17,6 +17,11 @@ const DATABASE_RESPONSES = {
   '503': errorResponse('The database does not answer now (`unavailable`, with `Retry-After`)'),
 };
 
+/** What an operation that writes may answer when the database's disk is full. */
+const WRITE_RESPONSES = {
+  '507': errorResponse('The database is out of space (`insufficient_storage`); nothing stored'),
+};
+
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 
 /** Paths whose operations touch the database: the API's, WebFinger's. */
@@ -30,8 +35,10 @@ function withSharedResponses(path: string, item: OpenApiPaths[string]): OpenApiP
     Object.entries(item).map(([key, value]) => {
       if (!METHODS.has(key)) return [key, value];
       const op = value as { responses?: Record<string, unknown>; security?: unknown };
+      const writes = DATABASE_PATHS.test(path) && key !== 'get' && key !== 'head';
       // An operation names its credential (`signed`, `streamSigned`); the rest are open.
-      return [key, { security: [], ...op, responses: { ...shared, ...op.responses } }];
+      const responses = { ...shared, ...(writes ? WRITE_RESPONSES : {}), ...op.responses };
+      return [key, { security: [], ...op, responses }];
     }),
   );
 }
