@@ -216,7 +216,7 @@ onServer('two instances on one PostgreSQL database and one storage folder', () =
         fetch(`${base}/api/v1/can/0/admin/rebuild?mode=hard`, {
           method: 'POST',
           headers: { Authorization: `Bearer ${ADMIN}` },
-        }).then(async (res) => ({ status: res.status, body: (await res.json()) }));
+        }).then(async (res) => ({ status: res.status, body: await res.json() }));
 
       // While another holds the lock, a rebuild asked for does not start.
       const lock = new AdvisoryLock(url, `${SCHEMA}.rebuild`);

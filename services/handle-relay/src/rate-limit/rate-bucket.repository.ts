@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 
 /** A bucket after one take. */
@@ -14,6 +14,22 @@ export interface BucketShape {
   burst: number;
 }
 
+/** The bucket refilled for the time since its last take, capped at the burst. */
+const REFILLED = `least($5::float8, b.tokens + greatest(0, $3::bigint - b.updated_at) * $4::float8)`;
+
+/**
+ * One fixed text, sent as a named prepared statement (`preparedAs`'s mark): every limited
+ * request runs it. Parameters: route, address, now (ms), tokens per ms, burst.
+ */
+const TAKE = `/* prepared:take_rate_token */ insert into rate_bucket as b
+    (route, address, tokens, updated_at, allowed)
+  values ($1, $2, $5::float8 - 1, $3::bigint, true)
+  on conflict (route, address) do update set
+    tokens = case when ${REFILLED} >= 1 then ${REFILLED} - 1 else ${REFILLED} end,
+    updated_at = $3::bigint,
+    allowed = ${REFILLED} >= 1
+  returning tokens, allowed`;
+
 /**
  * Takes one token from a bucket in one statement, under the row's lock, so takes from every
  * instance count against one budget: refill for the time since the last take (capped at
@@ -25,19 +41,9 @@ export async function takeToken(
   address: string,
   nowMs: number,
 ): Promise<TakenBucket> {
-  const { route, perMs, burst } = shape;
-  const refilled = sql<number>`least(
-    ${burst}::float8,
-    b.tokens + greatest(0, ${nowMs}::bigint - b.updated_at) * ${perMs}::float8
-  )`;
-  const { rows } = await sql<TakenBucket>`
-    insert into rate_bucket as b (route, address, tokens, updated_at, allowed)
-    values (${route}, ${address}, ${burst}::float8 - 1, ${nowMs}::bigint, true)
-    on conflict (route, address) do update set
-      tokens = case when ${refilled} >= 1 then ${refilled} - 1 else ${refilled} end,
-      updated_at = ${nowMs}::bigint,
-      allowed = ${refilled} >= 1
-    returning tokens, allowed`.execute(db);
+  const { rows } = await db.executeQuery<TakenBucket>(
+    CompiledQuery.raw(TAKE, [shape.route, address, nowMs, shape.perMs, shape.burst]),
+  );
   return rows[0]!;
 }
 
