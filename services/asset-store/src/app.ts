@@ -9,6 +9,7 @@ import {
   requestLogging,
 } from '@svc/envelope';
 import type { RequestListener } from 'node:http';
+import path from 'node:path';
 import type { PipelinedSession } from '@svc/database';
 import express from 'express';
 import type { Kysely } from 'kysely';
@@ -28,6 +29,7 @@ import { ingestHandler } from './assets/ingest.handler.js';
 import { IngestService } from './assets/ingest.service.js';
 import { TimestampIssuer } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
+import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
 import { healthOpenApi } from './health/health.openapi.js';
@@ -45,6 +47,7 @@ import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.re
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { ThumbnailService } from './thumbnails/thumbnail.service.js';
 import { Verifier } from './verifier/verifier.service.js';
+import { SERVICE_DIR } from './version.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -71,6 +74,8 @@ export interface AppDeps {
    * fsynced (see `AssetIndexWriter`).
    */
   indexSession?: PipelinedSession;
+  /** The built console's folder; `web/dist` of this service when absent. */
+  consoleDir?: string;
 }
 
 /** Every feature's part of `/openapi.json`; a new feature adds one line here. */
@@ -165,6 +170,12 @@ export function createApp(deps: AppDeps): App {
     .route('/metrics')
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
+  if (config.console) {
+    app.use(
+      CONSOLE_BASE,
+      consoleRoutes({ dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist') }),
+    );
+  }
   app.use(healthRoutes(deps));
   app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);
