@@ -214,7 +214,11 @@ export class AssetGrid {
       asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,
       asset.is_trashed ? h('span', { class: 'badge' }, 'In trash') : null,
     ]);
-    void loadThumb(asset.hash, () => cell.isConnected).then((thumb) => {
+    // A corrupted asset's thumbnail answers 500 (an older one may sit in the browser's cache).
+    const thumb = asset.is_corrupted
+      ? Promise.resolve({ failed: 'corrupted' })
+      : loadThumb(asset.hash, () => cell.isConnected);
+    void thumb.then((thumb) => {
       if (!cell.isConnected) return;
       if ('url' in thumb) {
         const img = h('img', { src: thumb.url, alt: '', decoding: 'async' });

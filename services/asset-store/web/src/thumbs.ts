@@ -25,7 +25,8 @@ export function loadThumb(hash: string, wanted: () => boolean): Promise<Thumb> {
   }
   return new Promise((done) => {
     queue.push({ hash, wanted, done });
-    pump();
+    // After the caller's synchronous work: its cell is in the page by then.
+    queueMicrotask(pump);
   });
 }
 
