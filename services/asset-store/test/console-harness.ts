@@ -99,16 +99,15 @@ export async function screenshot(page: Page, name: string, docs?: string): Promi
 
 /** Hashes of the grid's cells now in the DOM, in order. */
 export async function gridHashes(page: Page): Promise<string[]> {
-  return page
-    .locator('.grid .cell[data-hash]')
-    .evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.hash ?? ''));
+  return page.evaluate<string[]>(
+    "[...document.querySelectorAll('.grid .cell[data-hash]')].map((c) => c.dataset.hash)",
+  );
 }
 
 /** Waits until the grid has loaded its first page and shows exactly `count` assets. */
 export async function waitForGrid(page: Page, count: number): Promise<void> {
   await page.locator('.grid[aria-busy="false"]').waitFor();
   await page.waitForFunction(
-    (n) => document.querySelectorAll('.grid .cell[data-hash]').length === n,
-    count,
+    `document.querySelectorAll('.grid .cell[data-hash]').length === ${count}`,
   );
 }

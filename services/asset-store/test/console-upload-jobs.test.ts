@@ -18,11 +18,12 @@ const ADMIN = 'console-jobs-admin-token';
 
 /** Drops files on the assets view as a person dragging them from a file manager would. */
 async function dropFiles(page: Page, files: { name: string; type: string; text: string }[]) {
-  const transfer = await page.evaluateHandle((list) => {
+  // A string: the test's own TypeScript has no DOM types.
+  const transfer = await page.evaluateHandle(`(() => {
     const dt = new DataTransfer();
-    for (const f of list) dt.items.add(new File([f.text], f.name, { type: f.type }));
+    for (const f of ${JSON.stringify(files)}) dt.items.add(new File([f.text], f.name, { type: f.type }));
     return dt;
-  }, files);
+  })()`);
   await page.dispatchEvent('.assets', 'dragenter', { dataTransfer: transfer });
   await page.dispatchEvent('.assets', 'dragover', { dataTransfer: transfer });
   await page.dispatchEvent('.assets', 'drop', { dataTransfer: transfer });
@@ -58,15 +59,11 @@ describe.skip('the console: upload by drop (tus) and live jobs', () => {
       }
       expect(await page.locator('#status').textContent()).toBe('2 of 2 uploaded.');
       // Every bar is full, and each upload learnt its asset's hash from Asset-Hash.
-      const items = await page.locator('.uploads li').evaluateAll((lis) =>
-        lis.map((li) => {
-          const bar = li.querySelector('progress')!;
-          return {
-            file: (li as HTMLElement).dataset.file,
-            hash: (li as HTMLElement).dataset.hash,
-            full: bar.value === bar.max,
-          };
-        }),
+      const items = await page.evaluate<{ file: string; hash?: string; full: boolean }[]>(
+        `[...document.querySelectorAll('.uploads li')].map((li) => {
+          const bar = li.querySelector('progress');
+          return { file: li.dataset.file, hash: li.dataset.hash, full: bar.value === bar.max };
+        })`,
       );
       expect(items.map((i) => [i.file, i.full])).toEqual([
         ['second.json', true],

@@ -60,15 +60,13 @@ describeInBrowser()('the console in Chromium', () => {
       await page.goto('/console/');
       await waitForGrid(page, assets.length);
       expect(await gridHashes(page)).toEqual(newestFirst());
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll<HTMLElement>('.grid .cell')].every(
-          (c) => c.dataset.state === 'ready',
-        ),
+      await page.waitForFunction(
+        "[...document.querySelectorAll('.grid .cell')].every((c) => c.dataset.state === 'ready')",
       );
       // Each thumbnail is a real image the browser decoded.
-      const widths = await page
-        .locator('.grid .cell img')
-        .evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
+      const widths = await page.evaluate<number[]>(
+        "[...document.querySelectorAll('.grid .cell img')].map((i) => i.naturalWidth)",
+      );
       expect(widths).toHaveLength(assets.length);
       for (const w of widths) expect(w).toBeGreaterThan(0);
       expect(await page.locator('#status').textContent()).toBe(`${assets.length} assets`);
@@ -175,7 +173,11 @@ describeInBrowser()('the console in Chromium', () => {
         .post('/api/v1/can/0/admin/verify')
         .set('Authorization', `Bearer ${ADMIN}`);
       expect(verify.status).toBe(200);
-      expect(verify.body.data).toMatchObject({ checked: assets.length, corrupted: 1, missing: 0 });
+      expect((verify.body as { data: unknown }).data).toMatchObject({
+        checked: assets.length,
+        corrupted: 1,
+        missing: 0,
+      });
 
       await page.goto('/console/');
       await waitForGrid(page, assets.length - 1);
@@ -228,9 +230,7 @@ describeInBrowser()('the console in Chromium', () => {
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowLeft');
-      const focused = await page.evaluate(
-        () => (document.activeElement as HTMLElement).dataset.hash,
-      );
+      const focused = await page.evaluate<string>('document.activeElement.dataset.hash');
       const shown = await gridHashes(page);
       expect(focused).toBe(shown[1]);
       await page.keyboard.press('Enter');

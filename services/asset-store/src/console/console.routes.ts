@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { methodNotAllowed } from '@svc/envelope';
+import { errors } from '@svc/envelope';
 import express, { Router, type RequestHandler } from 'express';
 import { assetErrors } from '../errors.js';
 
@@ -61,15 +61,18 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
     fallthrough: true,
     cacheControl: false,
   });
-  const wrongMethod = methodNotAllowed(['GET', 'HEAD']);
   router.use(async (req, res, next) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return wrongMethod(req, res, next);
-    // `/console` itself: the page's relative URLs need the folder's slash.
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw errors.methodNotAllowed(['GET', 'HEAD']);
+    // `/console` itself: the console's own routes all live under `/console/`.
     if (req.originalUrl === CONSOLE_BASE || req.originalUrl.startsWith(`${CONSOLE_BASE}?`)) {
-      return res.redirect(301, `${CONSOLE_BASE}/`);
+      res.redirect(301, `${CONSOLE_BASE}/`);
+      return;
     }
     if (!(await isBuilt(root))) throw assetErrors.consoleNotBuilt();
-    securityHeaders(req, res, () => statics(req, res, next));
+    securityHeaders(req, res, () => {
+      statics(req, res, next);
+    });
   });
   router.use((req, res, next) => {
     // A missing script or stylesheet is a 404, not the page in its place.

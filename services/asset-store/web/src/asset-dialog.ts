@@ -118,7 +118,7 @@ export async function showAsset(
         { class: 'meta' },
         ...rows
           .filter(([, v]) => v !== undefined)
-          .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v!)]),
+          .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
       ),
       h(
         'form',

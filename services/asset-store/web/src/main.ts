@@ -1,6 +1,6 @@
-import { API, request, type Asset } from './api.js';
+import type { Asset } from './api.js';
 import { showAsset } from './asset-dialog.js';
-import { announce, byId, h } from './dom.js';
+import { byId, h } from './dom.js';
 import { filterForm, queryFromUrl } from './filters.js';
 import { AssetGrid } from './grid.js';
 import { jobsView } from './jobs-view.js';
@@ -113,10 +113,5 @@ document.addEventListener('click', (event) => {
 });
 window.addEventListener('popstate', () => route());
 
-// One request up front: with `api_token` set it asks for the token before the views load.
-request(`${API}/list?limit=1`)
-  .then(() => route())
-  .catch(() => {
-    announce('The asset store did not answer; reload to try again.');
-    route();
-  });
+// The grid's first request asks for the API token when one is needed (api.ts).
+route();

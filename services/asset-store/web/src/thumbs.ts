@@ -32,8 +32,8 @@ export function loadThumb(hash: string, wanted: () => boolean): Promise<Thumb> {
 
 function pump(): void {
   while (running < PARALLEL && queue.length > 0) {
-    // Newest first: the cells just scrolled into view are the ones looked at.
-    const job = queue.pop()!;
+    // In the order asked: the grid draws its rows top to bottom, visible ones first.
+    const job = queue.shift()!;
     if (!job.wanted()) {
       job.done({ failed: 'skipped' });
       continue;

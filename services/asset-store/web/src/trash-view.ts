@@ -53,7 +53,10 @@ export function trashView(open: (hash: string) => void): HTMLElement {
         });
         if (cursor !== undefined) params.set('offset_time', String(cursor));
         const page = await fetchPage('list', params);
-        for (const asset of page.items) if (asset.is_trashed) (body.append(row(asset)), found++);
+        for (const asset of page.items.filter((a) => a.is_trashed)) {
+          body.append(row(asset));
+          found++;
+        }
         cursor = page.items[page.items.length - 1]?.timestamp;
         done = page.items.length < SCAN;
       }
