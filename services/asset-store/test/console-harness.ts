@@ -104,10 +104,20 @@ export async function gridHashes(page: Page): Promise<string[]> {
   );
 }
 
+/**
+ * Polls `check` from the test until it holds (`page.waitForFunction` with a string would be
+ * evaluated in the page, which the console's CSP, rightly, refuses).
+ */
+export async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms: ${String(check)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Waits until the grid has loaded its first page and shows exactly `count` assets. */
 export async function waitForGrid(page: Page, count: number): Promise<void> {
   await page.locator('.grid[aria-busy="false"]').waitFor();
-  await page.waitForFunction(
-    `document.querySelectorAll('.grid .cell[data-hash]').length === ${count}`,
-  );
+  await until(async () => (await page.locator('.grid .cell[data-hash]').count()) === count);
 }

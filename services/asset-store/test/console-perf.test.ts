@@ -131,9 +131,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       await page.evaluate(
         "const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight)",
       );
-      await page.waitForFunction(
-        "[...document.querySelectorAll('.grid .cell')].some((c) => c.dataset.hash)",
-      );
+      await page.locator('.grid .cell[data-hash]').first().waitFor();
       const last = await page.locator('.grid .cell[data-hash]').last().getAttribute('data-hash');
       const oldest = await world.t.index.db
         .selectFrom('asset')

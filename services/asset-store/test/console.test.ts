@@ -10,6 +10,7 @@ import {
   gridHashes,
   screenshot,
   startConsoleWorld,
+  until,
   waitForGrid,
   type ConsoleWorld,
 } from './console-harness.js';
@@ -60,8 +61,8 @@ describeInBrowser()('the console in Chromium', () => {
       await page.goto('/console/');
       await waitForGrid(page, assets.length);
       expect(await gridHashes(page)).toEqual(newestFirst());
-      await page.waitForFunction(
-        "[...document.querySelectorAll('.grid .cell')].every((c) => c.dataset.state === 'ready')",
+      await until(
+        async () => (await page.locator('.grid .cell:not([data-state="ready"])').count()) === 0,
       );
       // Each thumbnail is a real image the browser decoded.
       const widths = await page.evaluate<number[]>(
