@@ -29,6 +29,7 @@ import { ingestHandler } from './assets/ingest.handler.js';
 import { IngestService } from './assets/ingest.service.js';
 import { TimestampIssuer } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
+import { consoleOpenApi } from './console/console.openapi.js';
 import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
@@ -85,6 +86,7 @@ const openApiFeatures: readonly OpenApiFeature[] = [
   searchOpenApi,
   thumbnailOpenApi,
   adminOpenApi,
+  consoleOpenApi,
 ];
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
