@@ -8,6 +8,7 @@ import {
   requestLogging,
 } from '@svc/envelope';
 import type { RequestListener } from 'node:http';
+import path from 'node:path';
 import type { PipelinedSession } from '@svc/database';
 import express from 'express';
 import type { Kysely } from 'kysely';
@@ -27,6 +28,7 @@ import { TimestampAllocator } from './assets/timestamp-allocator.js';
 import { allocateTimestamps } from './assets/timestamp-allocator.repository.js';
 import { TimestampIssuer, type TimestampSource } from './assets/timestamp-issuer.js';
 import type { Config } from './config.js';
+import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
 import { fromDatabaseError } from './db/pg-errors.js';
 import { openApiFeatures } from './openapi-features.js';
@@ -49,6 +51,7 @@ import { uploadRoutes } from './uploads/upload.routes.js';
 import { UploadService } from './uploads/upload.service.js';
 import { uploadStoreFor, type AssetUploadStore } from './uploads/upload-store.js';
 import { Verifier } from './verifier/verifier.service.js';
+import { SERVICE_DIR } from './version.js';
 
 /** Everything the app needs from outside; `main.ts` builds it, tests pass their own. */
 export interface AppDeps {
@@ -86,6 +89,8 @@ export interface AppDeps {
   sharedIndex?: boolean;
   /** Resumable uploads under `.tmp/uploads/`; `main.ts` also sweeps them. Built when absent. */
   uploadStore?: AssetUploadStore;
+  /** The built console's folder; `web/dist` of this service when absent. */
+  consoleDir?: string;
 }
 
 /** Where this app's timestamps come from: the shared index, or process memory. */
@@ -204,6 +209,12 @@ export function createApp(deps: AppDeps): App {
     .route('/metrics')
     .get(metrics.http.handler)
     .all(methodNotAllowed(['GET']));
+  if (config.console) {
+    app.use(
+      CONSOLE_BASE,
+      consoleRoutes({ dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist') }),
+    );
+  }
   app.use(healthRoutes(deps));
   app.use(openApiRoutes({ version: deps.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);

@@ -15,6 +15,12 @@ describe('asset-store configuration', () => {
     expect(config.listen).toBe('127.0.0.1:9090');
   });
 
+  it('turns the console on by default, off with console: false, and refuses a non-boolean', () => {
+    expect(readConfig([], {}).console).toBe(true);
+    expect(readConfig([], { ASSET_STORE_CONSOLE: 'false' }).console).toBe(false);
+    expect(() => readConfig([], { ASSET_STORE_CONSOLE: 'maybe' })).toThrow('console');
+  });
+
   it('refuses a verify_interval_hours that is not a whole number of hours', () => {
     expect(() => readConfig([], { ASSET_STORE_VERIFY_INTERVAL_HOURS: '1.5' })).toThrow(
       'verify_interval_hours',

@@ -25,6 +25,8 @@ export const configSchema = z.object({
   trust_proxy: trustProxySetting.default(false),
   max_connections_per_address: z.number().int().min(0).default(256),
   min_body_bytes_per_second: z.number().int().min(0).default(1024),
+  // The web console at /console/ (issue 26); false leaves the path unrouted (404).
+  console: z.boolean().default(true),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -106,4 +106,11 @@ export const assetErrors = {
     new AppError(460, 'checksum_mismatch', 'checksum mismatch: the bytes were not kept'),
   /** Admin endpoints while no `admin_token` is configured. */
   adminDisabled: () => errors.forbidden('admin endpoints are disabled: no admin_token configured'),
+  /** `/console/` while its built files are absent (the web app was never built). */
+  consoleNotBuilt: () =>
+    errors.unavailable(
+      'the console is not built: run `pnpm build` (it writes services/asset-store/web/dist)',
+    ),
+  /** A file under `/console/` that the built console does not have. */
+  consoleFileNotFound: () => errors.notFound('no such console file'),
 };

@@ -1,5 +1,6 @@
 // One line per feature: add its `<feature>.openapi.ts` export here to publish its paths.
 import { adminOpenApi } from './admin/admin.openapi.js';
+import { consoleOpenApi } from './console/console.openapi.js';
 import { assetOpenApi } from './assets/asset.openapi.js';
 import { healthOpenApi } from './health/health.openapi.js';
 import { jobOpenApi } from './jobs/job.openapi.js';
@@ -17,4 +18,5 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   uploadOpenApi,
   adminOpenApi,
   jobOpenApi,
+  consoleOpenApi,
 ];

@@ -22,12 +22,12 @@ export interface TestApp {
 /**
  * Builds an app on a fresh database and an empty storage root: a temporary folder, or the
  * `storage_root` given (which the test then owns). With `proxy`, a server database is
- * reached through it.
+ * reached through it; `consoleDir` is the built console to serve.
  */
 export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
-  options: { proxy?: TcpProxy } = {},
+  options: { proxy?: TcpProxy; consoleDir?: string } = {},
 ): Promise<TestApp> {
   const given = typeof overrides.storage_root === 'string' ? overrides.storage_root : undefined;
   const storageRoot = given ?? fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
@@ -51,6 +51,7 @@ export async function createTestApp(
     ...indexPorts(index),
     logger,
     version: '0.1.0',
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   return {
     app,

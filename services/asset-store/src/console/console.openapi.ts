@@ -1,0 +1,21 @@
+import { errorResponses, type OpenApiFeature } from '../openapi/openapi.js';
+
+/** `/console/`, the web console, in the OpenAPI document. */
+export const consoleOpenApi: OpenApiFeature = {
+  paths: {
+    '/console/': {
+      get: {
+        summary:
+          'The web console (its page; every other path under /console/ is its file or route)',
+        operationId: 'console',
+        responses: {
+          '200': { description: 'The console page', content: { 'text/html': {} } },
+          ...errorResponses({
+            404: 'console: false (the path is not routed)',
+            503: 'The console is not built (run pnpm build)',
+          }),
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describeInBrowser } from '@svc/testing/browser';
+import type { Page } from 'playwright-core';
+import sharp from 'sharp';
+import { sql } from 'kysely';
+import { ingestFile } from './asset-helpers.js';
+import { ARTIFACTS_DIR, startConsoleWorld, type ConsoleWorld } from './console-harness.js';
+
+// The index the console must stay quick over (issue 26: 100,000 assets).
+const ROWS = Number(process.env.CONSOLE_PERF_ROWS ?? 100_000);
+// Real image files for the newest assets: the first screen holds about 35 cells.
+const IMAGES = 48;
+const BROWSER_TIMEOUT_MS = 180_000;
+/** Issue 26's target for the first screen of thumbnails. */
+const FIRST_SCREEN_TARGET_MS = 1000;
+
+/** Loads the console in a fresh browser context (empty HTTP cache) and reads its mark. */
+async function firstScreen(world: ConsoleWorld): Promise<{ page: Page; ms: number }> {
+  const { page } = await world.newPage();
+  await page.goto('/console/');
+  await page.locator('body[data-first-screen-ms]').waitFor();
+  const ms = Number(await page.locator('body').getAttribute('data-first-screen-ms'));
+  if (process.env.CONSOLE_PERF_TRACE) {
+    const trace = await page.evaluate<string[]>(
+      `performance.getEntriesByType('resource')
+        .map((e) => Math.round(e.startTime) + '+' + Math.round(e.duration) + ' ' + e.name.slice(-60))`,
+    );
+    console.log(trace.join('\n'));
+  }
+  return { page, ms };
+}
+
+describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () => {
+  let world: ConsoleWorld;
+  const figures: Record<string, number> = { rows: ROWS };
+
+  beforeAll(async () => {
+    world = await startConsoleWorld('console_perf');
+    const started = performance.now();
+    // Index rows only (no files), older than the real ones ingested next.
+    await sql`
+      insert into asset (hash, timestamp, mime_type, application, "user", tags, path, size)
+      select encode(sha256(int8send(i)), 'hex'), 1600000000000::bigint + i * 1000,
+             'image/jpeg', 'app' || (i % 20), 'user' || (i % 100), '{}',
+             'f/' || i || '.jpg', 1000
+      from generate_series(1, ${ROWS}::bigint) as i`.execute(world.t.index.db);
+    await sql`analyze asset`.execute(world.t.index.db);
+    figures.fill_ms = Math.round(performance.now() - started);
+    for (let i = 0; i < IMAGES; i++) {
+      const image = await sharp({
+        create: { width: 640, height: 480, channels: 3, background: { r: i * 5, g: 120, b: 200 } },
+      })
+        .jpeg()
+        .toBuffer();
+      await ingestFile(world.t.app, image, `photo-${i}.jpg`, { human_file_name: `photo-${i}.jpg` });
+    }
+  }, BROWSER_TIMEOUT_MS);
+  afterAll(async () => {
+    fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+    fs.writeFileSync(
+      path.join(ARTIFACTS_DIR, 'console-metrics.json'),
+      JSON.stringify(figures, null, 2),
+    );
+    await world?.close();
+  }, BROWSER_TIMEOUT_MS);
+
+  it(
+    'shows the first screen of thumbnails within the target',
+    async () => {
+      // First visit: thumbnails are made (sharp) as they are asked for.
+      const cold = await firstScreen(world);
+      figures.first_screen_cold_ms = cold.ms;
+      await cold.page.close();
+      // Later visits in a fresh browser: the service's thumbnail cache is warm.
+      const warm: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await firstScreen(world);
+        warm.push(run.ms);
+        expect(await run.page.locator('.cell[data-state="ready"] img').count()).toBeGreaterThan(20);
+        expect(await run.page.locator('#status').textContent()).toBe(
+          `${(ROWS + IMAGES).toLocaleString('en')} assets`,
+        );
+        await run.page.close();
+      }
+      warm.sort((a, b) => a - b);
+      figures.first_screen_warm_median_ms = warm[1]!;
+      figures.load_per_core = Math.round((os.loadavg()[0]! / os.cpus().length) * 10) / 10;
+      // A figure taken while other work holds the cores measures them, not the console: the
+      // target is enforced on a machine with a core to spare, and only recorded otherwise.
+      if (figures.load_per_core <= 1) {
+        expect(figures.first_screen_warm_median_ms).toBeLessThanOrEqual(FIRST_SCREEN_TARGET_MS);
+      } else {
+        console.warn(
+          `first screen ${figures.first_screen_warm_median_ms} ms at load ${figures.load_per_core} per core: target not enforced`,
+        );
+      }
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps only the visible rows in the page while scrolling, paging by offset_time',
+    async () => {
+      const { page } = await world.newPage();
+      const before = world.apiRequests.length;
+      await page.goto('/console/');
+      await page.locator('.grid[aria-busy="false"]').waitFor();
+      let mostCells = 0;
+      // Scroll down screen by screen past several pages (200 assets each).
+      const started = performance.now();
+      for (let step = 0; step < 40; step++) {
+        await page.evaluate(
+          "const g = document.querySelector('.grid'); g.scrollBy(0, g.clientHeight)",
+        );
+        await page.waitForTimeout(30);
+        mostCells = Math.max(mostCells, await page.locator('.grid .cell').count());
+      }
+      figures.scroll_40_screens_ms = Math.round(performance.now() - started);
+      // Every page after the first followed its predecessor's last timestamp.
+      const pages = world.apiRequests
+        .slice(before)
+        .filter((u) => u.startsWith('/api/v1/can/0/list?'));
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(pages[0]).toBe('/api/v1/can/0/list?limit=200');
+      for (const u of pages.slice(1)) expect(u).toMatch(/[?&]offset_time=\d+/);
+      // Virtualised: a handful of rows, never the thousands scrolled past.
+      expect(mostCells).toBeLessThan(120);
+      // A jump to the very end (the scrollbar dragged down) loads that page by offset.
+      await page.evaluate(
+        "const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight)",
+      );
+      await page.locator('.grid .cell[data-hash]').first().waitFor();
+      const last = await page.locator('.grid .cell[data-hash]').last().getAttribute('data-hash');
+      const oldest = await world.t.index.db
+        .selectFrom('asset')
+        .select('hash')
+        .orderBy('timestamp', 'asc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      expect(last).toBe(oldest.hash);
+      expect(world.outside).toEqual([]);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+});

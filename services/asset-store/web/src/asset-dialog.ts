@@ -1,0 +1,182 @@
+import {
+  API,
+  ApiError,
+  authHeaders,
+  fetchMeta,
+  fetchThumb,
+  patchAsset,
+  request,
+  setTrashed,
+  type Asset,
+} from './api.js';
+import { announce, byId, formatTime, h } from './dom.js';
+import { getToken } from './session.js';
+
+/** Splits the tags field like the service does: on commas, trimmed, empty ones dropped. */
+function splitTags(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    ),
+  ];
+}
+
+/**
+ * The asset view, a modal dialog: metadata, download, tags and description editing, trash
+ * and restore, and the corrupted state said plainly. `changed` is told of every change
+ * made; `closed` when the dialog closes (Escape, the Close button).
+ */
+export async function showAsset(
+  hash: string,
+  changed: (asset: Asset) => void,
+  closed: () => void,
+): Promise<void> {
+  const dialog = byId<HTMLDialogElement>('asset-dialog');
+  let asset: Asset;
+  try {
+    asset = await fetchMeta(hash);
+  } catch (err) {
+    announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
+    closed();
+    return;
+  }
+  const render = () => {
+    dialog.replaceChildren(content(asset));
+  };
+  render();
+  dialog.onclose = () => {
+    dialog.replaceChildren();
+    closed();
+  };
+  if (!dialog.open) dialog.showModal();
+  async function refresh() {
+    asset = await fetchMeta(hash);
+    changed(asset);
+    render();
+  }
+  function content(a: Asset) {
+    const name = a.human_filename ?? a.hash;
+    const error = h('p', { class: 'error', role: 'alert' });
+    const preview = h('div', { class: 'preview' });
+    if (!a.is_corrupted) {
+      fetchThumb(a.hash, 480)
+        .then((url) => preview.append(h('img', { src: url, alt: `Preview of ${name}` })))
+        .catch(() => preview.append(h('span', { class: 'no-preview' }, 'No preview')));
+    }
+    const tags = h('input', { id: 'edit-tags', value: a.tags.join(', '), autocomplete: 'off' });
+    const description = h('textarea', { id: 'edit-description', rows: 3 }, a.description ?? '');
+    const act = (label: string, run: () => Promise<void>, done: string) => async () => {
+      error.textContent = '';
+      try {
+        await run();
+        await refresh();
+        announce(done);
+      } catch (err) {
+        error.textContent = err instanceof ApiError ? err.message : `${label} failed.`;
+      }
+    };
+    const save = act(
+      'Saving',
+      () => patchAsset(a.hash, { tags: splitTags(tags.value), description: description.value }),
+      'Saved.',
+    );
+    const trash = act(
+      'Trash',
+      () => setTrashed(a.hash, !a.is_trashed),
+      a.is_trashed ? 'Restored.' : 'Moved to trash.',
+    );
+    const rows: [string, string | undefined][] = [
+      ['Hash', a.hash],
+      ['Type', a.mime_type],
+      ['Stored', `${formatTime(a.timestamp)} (${a.timestamp})`],
+      ['File name', a.human_filename],
+      ['Path', a.human_path],
+      ['Application', a.application],
+      ['User', a.user],
+      ['Tags', a.tags.length ? a.tags.join(', ') : '(none)'],
+      ['Description', a.description],
+      ['In trash', a.is_trashed ? 'yes' : 'no'],
+      ['Corrupted', a.is_corrupted ? 'yes' : 'no'],
+    ];
+    return h(
+      'article',
+      { class: 'asset' },
+      h('h2', { id: 'asset-title' }, name),
+      a.is_corrupted
+        ? h(
+            'p',
+            { class: 'corrupted', role: 'alert' },
+            'Corrupted: the stored file no longer matches its hash (or is missing). It cannot be downloaded; restore it from a backup and run a verify.',
+          )
+        : null,
+      preview,
+      h(
+        'dl',
+        { class: 'meta' },
+        ...rows
+          .filter(([, v]) => v !== undefined)
+          .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+      ),
+      h(
+        'form',
+        {
+          class: 'edit',
+          'aria-label': 'Edit tags and description',
+          onsubmit: (e: SubmitEvent) => {
+            e.preventDefault();
+            void save();
+          },
+        },
+        h('label', { for: 'edit-tags' }, 'Tags (comma-separated)'),
+        tags,
+        h('label', { for: 'edit-description' }, 'Description'),
+        description,
+        h('button', { type: 'submit' }, 'Save'),
+      ),
+      error,
+      h(
+        'div',
+        { class: 'actions' },
+        a.is_corrupted ? null : downloadButton(a, name),
+        h(
+          'button',
+          { type: 'button', onclick: () => void trash() },
+          a.is_trashed ? 'Restore' : 'Move to trash',
+        ),
+        h('button', { type: 'button', onclick: () => dialog.close() }, 'Close'),
+      ),
+    );
+  }
+}
+
+/**
+ * A plain link when no token is needed (the browser streams the file); with a token, the
+ * bytes are fetched with it and saved from memory.
+ */
+function downloadButton(a: Asset, name: string): HTMLElement {
+  const href = `${API}/asset/${a.hash}`;
+  if (!getToken('api')) return h('a', { class: 'button', href, download: name }, 'Download');
+  return h(
+    'button',
+    {
+      type: 'button',
+      onclick: () => {
+        void request(href, { headers: authHeaders() })
+          .then((res) => res.blob())
+          .then((blob) => {
+            const url = URL.createObjectURL(blob);
+            const link = h('a', { href: url, download: name });
+            link.click();
+            setTimeout(() => URL.revokeObjectURL(url), 60_000);
+          })
+          .catch((err: unknown) =>
+            announce(err instanceof ApiError ? err.message : 'Download failed.'),
+          );
+      },
+    },
+    'Download',
+  );
+}

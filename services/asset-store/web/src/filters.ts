@@ -1,0 +1,122 @@
+import type { GridQuery } from './grid.js';
+import { h } from './dom.js';
+
+/** Filters only `/search` takes; with none of them set, the grid asks the cheaper `/list`. */
+const SEARCH_ONLY = ['hash', 'sha256', 'tags', 'mime_type', 'user', 'start_time', 'end_time'];
+const TEXT_FIELDS: [name: string, label: string, hint?: string][] = [
+  ['tags', 'Tags', 'comma-separated; all must be present'],
+  ['hash', 'Hash prefix'],
+  ['mime_type', 'MIME type'],
+  ['application', 'Application'],
+  ['user', 'User'],
+  ['sha256', 'Content SHA-256'],
+];
+
+/** The grid's query from the page URL's search parameters (the filters live in the URL). */
+export function queryFromUrl(search: string): GridQuery {
+  const url = new URLSearchParams(search);
+  const params = new URLSearchParams();
+  for (const [key, value] of url) if (value !== '') params.set(key, value);
+  const endpoint = SEARCH_ONLY.some((key) => params.has(key)) ? 'search' : 'list';
+  return { endpoint, params };
+}
+
+/** `datetime-local` value ↔ epoch ms (the API's times). */
+function toLocalInput(ms: string | null): string {
+  if (!ms) return '';
+  const d = new Date(Number(ms));
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+/**
+ * The filter form: every search filter, the order and the two switches. Submitting puts them
+ * in the URL (so a filtered view can be bookmarked) and calls `apply`.
+ */
+export function filterForm(search: string, apply: (search: string) => void): HTMLFormElement {
+  const current = new URLSearchParams(search);
+  const field = (name: string, label: string, hint?: string) =>
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: `f-${name}` }, label),
+      h('input', {
+        id: `f-${name}`,
+        name,
+        type: 'search',
+        value: current.get(name) ?? '',
+        placeholder: hint,
+        autocomplete: 'off',
+      }),
+    );
+  const time = (name: string, label: string) =>
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: `f-${name}` }, label),
+      h('input', {
+        id: `f-${name}`,
+        name,
+        type: 'datetime-local',
+        step: 1,
+        value: toLocalInput(current.get(name)),
+      }),
+    );
+  const check = (name: string, label: string) =>
+    h(
+      'div',
+      { class: 'check' },
+      h('input', {
+        id: `f-${name}`,
+        name,
+        type: 'checkbox',
+        checked: current.get(name) === 'true',
+      }),
+      h('label', { for: `f-${name}` }, label),
+    );
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Filter assets' },
+    ...TEXT_FIELDS.map(([name, label, hint]) => field(name, label, hint)),
+    time('start_time', 'From'),
+    time('end_time', 'Until'),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'f-order' }, 'Order'),
+      h(
+        'select',
+        { id: 'f-order', name: 'order' },
+        h('option', { value: 'desc', selected: current.get('order') !== 'asc' }, 'Newest first'),
+        h('option', { value: 'asc', selected: current.get('order') === 'asc' }, 'Oldest first'),
+      ),
+    ),
+    check('include_trashed', 'Include trashed'),
+    check('include_corrupted', 'Include corrupted'),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit' }, 'Search'),
+      h('button', { type: 'button', onclick: () => apply('') }, 'Clear'),
+    ),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    apply(formToSearch(form));
+  });
+  return form;
+}
+
+function formToSearch(form: HTMLFormElement): string {
+  const out = new URLSearchParams();
+  for (const el of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[name]')) {
+    if (el instanceof HTMLInputElement && el.type === 'checkbox') {
+      if (el.checked) out.set(el.name, 'true');
+    } else if (el instanceof HTMLInputElement && el.type === 'datetime-local') {
+      if (el.value) out.set(el.name, String(new Date(el.value).getTime()));
+    } else if (el.value.trim() !== '' && !(el.name === 'order' && el.value === 'desc')) {
+      out.set(el.name, el.value.trim());
+    }
+  }
+  const text = out.toString();
+  return text === '' ? '' : `?${text}`;
+}

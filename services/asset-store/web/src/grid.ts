@@ -1,0 +1,293 @@
+import { ApiError, fetchPage, type Asset } from './api.js';
+import { announce, append, h } from './dom.js';
+import { loadThumb } from './thumbs.js';
+
+/** Items per request; one request fills several screens. */
+const CHUNK = 200;
+const CELL_W = 176;
+const CELL_H = 208;
+/** Rows drawn above and below the visible ones, so a scroll does not show blanks. */
+const OVERSCAN = 2;
+
+/** What the grid shows: list or search with every filter but the paging ones. */
+export interface GridQuery {
+  endpoint: 'list' | 'search';
+  params: URLSearchParams;
+}
+
+/**
+ * A virtualised thumbnail grid over any number of assets: only the visible rows exist in the
+ * DOM, and pages load as they come into view. Pages follow each other by `offset_time` (the
+ * exact cursor); a page reached by dragging the scrollbar far ahead falls back to `offset`.
+ * Keyboard: arrows, Home/End and PageUp/PageDown move, Enter opens (ARIA grid pattern).
+ */
+export class AssetGrid {
+  readonly element: HTMLElement;
+  private readonly spacer: HTMLElement;
+  private readonly rows = new Map<number, HTMLElement>();
+  private chunks = new Map<number, Asset[]>();
+  private readonly loading = new Set<number>();
+  private total: number | undefined;
+  private columns = 1;
+  private focusIndex = 0;
+  private frame = 0;
+  private firstScreen = false;
+  private readonly resizeObserver: ResizeObserver;
+
+  constructor(
+    private readonly query: GridQuery,
+    private readonly open: (asset: Asset) => void,
+  ) {
+    this.spacer = h('div', { class: 'grid-spacer' });
+    this.element = h(
+      'div',
+      {
+        class: 'grid',
+        role: 'grid',
+        'aria-label': 'Assets',
+        'aria-busy': 'true',
+        tabindex: 0,
+        onscroll: () => this.schedule(),
+        onkeydown: (e: KeyboardEvent) => this.onKey(e),
+        onfocus: (e: FocusEvent) => {
+          if (e.target === this.element) this.focusCell(this.focusIndex);
+        },
+      },
+      this.spacer,
+    );
+    this.resizeObserver = new ResizeObserver(() => this.schedule());
+    this.resizeObserver.observe(this.element);
+    this.ensureChunk(0);
+  }
+
+  /** Stops observing; call when the view goes away. */
+  dispose(): void {
+    this.resizeObserver.disconnect();
+    cancelAnimationFrame(this.frame);
+  }
+
+  /** Updates one asset in place (after an edit) or drops it from view (trashed). */
+  update(asset: Asset, stillShown: boolean): void {
+    for (const items of this.chunks.values()) {
+      const at = items.findIndex((a) => a.hash === asset.hash);
+      if (at < 0) continue;
+      if (stillShown) items[at] = asset;
+      else return this.reset();
+    }
+    this.redraw();
+  }
+
+  /** Forgets every loaded page and starts again from the top (filters changed, item gone). */
+  reset(): void {
+    // A new map: answers to requests made for the old one are recognised and dropped.
+    this.chunks = new Map();
+    this.loading.clear();
+    this.total = undefined;
+    this.firstScreen = true;
+    this.element.querySelector('.empty')?.remove();
+    this.ensureChunk(0);
+  }
+
+  private schedule(): void {
+    cancelAnimationFrame(this.frame);
+    this.frame = requestAnimationFrame(() => this.render());
+  }
+
+  private redraw(): void {
+    for (const row of this.rows.values()) row.remove();
+    this.rows.clear();
+    this.render();
+  }
+
+  private itemAt(index: number): Asset | undefined {
+    return this.chunks.get(Math.floor(index / CHUNK))?.[index % CHUNK];
+  }
+
+  private ensureChunk(k: number): void {
+    if (this.chunks.has(k) || this.loading.has(k)) return;
+    if (this.total !== undefined && k * CHUNK >= this.total) return;
+    this.loading.add(k);
+    const params = new URLSearchParams(this.query.params);
+    params.set('limit', String(CHUNK));
+    const previous = this.chunks.get(k - 1);
+    const last = previous?.[previous.length - 1];
+    if (previous?.length === CHUNK && last) params.set('offset_time', String(last.timestamp));
+    else if (k > 0) params.set('offset', String(k * CHUNK));
+    const generation = this.chunks;
+    fetchPage(this.query.endpoint, params)
+      .then((page) => {
+        if (generation !== this.chunks || !this.loading.has(k)) return;
+        this.loading.delete(k);
+        this.chunks.set(k, page.items);
+        const first = this.total === undefined;
+        this.total = page.pagination.total;
+        if (first) {
+          announce(`${this.total.toLocaleString('en')} assets`);
+          this.spacer.style.height = `${this.rowCount() * CELL_H}px`;
+          this.element.setAttribute('aria-rowcount', String(this.rowCount()));
+          this.element.setAttribute('aria-busy', 'false');
+          if (this.total === 0) this.element.append(h('p', { class: 'empty' }, 'No assets match.'));
+        }
+        this.redraw();
+      })
+      .catch((err: unknown) => {
+        this.loading.delete(k);
+        announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
+        this.element.setAttribute('aria-busy', 'false');
+      });
+  }
+
+  private rowCount(): number {
+    return Math.ceil((this.total ?? 0) / this.columns);
+  }
+
+  private render(): void {
+    const width = this.element.clientWidth;
+    const columns = Math.max(1, Math.floor(width / CELL_W));
+    if (columns !== this.columns) {
+      this.columns = columns;
+      for (const row of this.rows.values()) row.remove();
+      this.rows.clear();
+    }
+    if (this.total === undefined) return;
+    this.spacer.style.height = `${this.rowCount() * CELL_H}px`;
+    const top = this.element.scrollTop;
+    const height = this.element.clientHeight;
+    const first = Math.max(0, Math.floor(top / CELL_H) - OVERSCAN);
+    const last = Math.min(this.rowCount() - 1, Math.ceil((top + height) / CELL_H) + OVERSCAN);
+    for (const [index, row] of this.rows) {
+      if (index < first || index > last) {
+        row.remove();
+        this.rows.delete(index);
+      }
+    }
+    for (let r = first; r <= last; r++) {
+      for (let i = r * columns; i < Math.min((r + 1) * columns, this.total); i += CHUNK) {
+        this.ensureChunk(Math.floor(i / CHUNK));
+      }
+      this.ensureChunk(Math.floor(((r + 1) * columns - 1) / CHUNK));
+      if (!this.rows.has(r)) this.rows.set(r, this.drawRow(r));
+    }
+    this.checkFirstScreen();
+  }
+
+  private drawRow(r: number): HTMLElement {
+    const row = h('div', { class: 'grid-row', role: 'row', 'aria-rowindex': r + 1 });
+    row.style.transform = `translateY(${r * CELL_H}px)`;
+    for (let c = 0; c < this.columns; c++) {
+      const index = r * this.columns + c;
+      if (index >= (this.total ?? 0)) break;
+      row.append(this.drawCell(index, c));
+    }
+    this.element.append(row);
+    return row;
+  }
+
+  private drawCell(index: number, column: number): HTMLElement {
+    const asset = this.itemAt(index);
+    const cell = h('div', {
+      class: 'cell',
+      role: 'gridcell',
+      'aria-colindex': column + 1,
+      tabindex: index === this.focusIndex ? 0 : -1,
+      'data-index': index,
+      'data-state': asset ? 'loading' : 'pending',
+      onclick: () => {
+        this.focusIndex = index;
+        if (asset) this.open(asset);
+      },
+    });
+    if (!asset) {
+      cell.append(h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }));
+      return cell;
+    }
+    const name = asset.human_filename ?? `${asset.hash.slice(0, 12)}…`;
+    cell.dataset.hash = asset.hash;
+    cell.setAttribute(
+      'aria-label',
+      `${name}${asset.is_corrupted ? ', corrupted' : ''}${asset.is_trashed ? ', in trash' : ''}`,
+    );
+    const box = h('div', { class: 'thumb' });
+    append(cell, [
+      box,
+      h('span', { class: 'name' }, name),
+      asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,
+      asset.is_trashed ? h('span', { class: 'badge' }, 'In trash') : null,
+    ]);
+    // A corrupted asset's thumbnail answers 500 (an older one may sit in the browser's cache).
+    const thumb = asset.is_corrupted
+      ? Promise.resolve({ failed: 'corrupted' })
+      : loadThumb(asset.hash, () => cell.isConnected);
+    void thumb.then((thumb) => {
+      if (!cell.isConnected) return;
+      if ('url' in thumb) {
+        const img = h('img', { src: thumb.url, alt: '', decoding: 'async' });
+        box.append(img);
+        cell.dataset.state = 'ready';
+      } else {
+        box.append(
+          h('span', { class: 'no-preview' }, asset.is_corrupted ? 'Corrupted' : 'No preview'),
+        );
+        cell.dataset.state = 'failed';
+      }
+      this.checkFirstScreen();
+    });
+    return cell;
+  }
+
+  /** Marks the first moment every visible cell shows its thumbnail (or its placeholder). */
+  private checkFirstScreen(): void {
+    if (this.firstScreen || this.total === undefined) return;
+    const cells = [...this.element.querySelectorAll<HTMLElement>('.cell')].filter((c) => {
+      const box = c.getBoundingClientRect();
+      const view = this.element.getBoundingClientRect();
+      return box.bottom > view.top && box.top < view.bottom;
+    });
+    if (cells.some((c) => c.dataset.state === 'loading' || c.dataset.state === 'pending')) return;
+    this.firstScreen = true;
+    document.body.dataset.firstScreenMs = String(Math.round(performance.now()));
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const total = this.total ?? 0;
+    if (total === 0) return;
+    const perPage = Math.max(1, Math.floor(this.element.clientHeight / CELL_H)) * this.columns;
+    const moves: Record<string, number> = {
+      ArrowRight: 1,
+      ArrowLeft: -1,
+      ArrowDown: this.columns,
+      ArrowUp: -this.columns,
+      PageDown: perPage,
+      PageUp: -perPage,
+    };
+    let next = this.focusIndex;
+    if (e.key in moves) next += moves[e.key]!;
+    else if (e.key === 'Home') next = e.ctrlKey ? 0 : next - (next % this.columns);
+    else if (e.key === 'End')
+      next = e.ctrlKey ? total - 1 : next - (next % this.columns) + this.columns - 1;
+    else if (e.key === 'Enter' || e.key === ' ') {
+      const asset = this.itemAt(this.focusIndex);
+      if (asset) this.open(asset);
+      e.preventDefault();
+      return;
+    } else return;
+    e.preventDefault();
+    this.focusCell(Math.max(0, Math.min(total - 1, next)));
+  }
+
+  private focusCell(index: number): void {
+    this.focusIndex = index;
+    const row = Math.floor(index / this.columns);
+    const top = row * CELL_H;
+    if (top < this.element.scrollTop) this.element.scrollTop = top;
+    else if (top + CELL_H > this.element.scrollTop + this.element.clientHeight) {
+      this.element.scrollTop = top + CELL_H - this.element.clientHeight;
+    }
+    this.render();
+    for (const cell of this.element.querySelectorAll<HTMLElement>('.cell')) {
+      const mine = Number(cell.dataset.index) === index;
+      cell.tabIndex = mine ? 0 : -1;
+      if (mine) cell.focus({ preventScroll: true });
+    }
+  }
+}

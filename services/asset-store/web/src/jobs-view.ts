@@ -1,0 +1,130 @@
+import { API, ApiError, json, type Job } from './api.js';
+import { announce, formatBytes, formatTime, h } from './dom.js';
+
+const POLL_MS = 1000;
+
+function time(t: number | string | null | undefined): string {
+  if (t === null || t === undefined) return '';
+  return formatTime(typeof t === 'number' ? t : Date.parse(t));
+}
+
+/**
+ * Verify and rebuild jobs (`/admin/jobs`, admin token asked once per session): start one,
+ * follow its progress live (polled every second while the view is open), cancel it.
+ * Returns the view and a function that stops the polling.
+ */
+export function jobsView(): { view: HTMLElement; stop: () => void } {
+  const list = h('ul', { class: 'jobs', 'aria-label': 'Jobs' });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const start = (body: object) => async () => {
+    error.textContent = '';
+    try {
+      await json<Job>(`${API}/admin/jobs`, { method: 'POST', body: JSON.stringify(body) }, 'admin');
+      await poll();
+    } catch (err) {
+      error.textContent = err instanceof ApiError ? err.message : 'The asset store did not answer.';
+    }
+  };
+  const view = h(
+    'section',
+    { class: 'jobs-view', 'aria-labelledby': 'jobs-title' },
+    h('h2', { id: 'jobs-title' }, 'Jobs'),
+    h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        { type: 'button', onclick: () => void start({ kind: 'verify' })() },
+        'Verify all files',
+      ),
+      h(
+        'button',
+        { type: 'button', onclick: () => void start({ kind: 'rebuild', mode: 'soft' })() },
+        'Rebuild index',
+      ),
+      h(
+        'button',
+        { type: 'button', onclick: () => void start({ kind: 'rebuild', mode: 'hard' })() },
+        'Hard rebuild',
+      ),
+    ),
+    error,
+    list,
+  );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  async function poll(): Promise<void> {
+    clearTimeout(timer);
+    try {
+      const data = await json<Job[] | { items?: Job[]; jobs?: Job[] }>(
+        `${API}/admin/jobs`,
+        {},
+        'admin',
+      );
+      const jobs = Array.isArray(data) ? data : (data.items ?? data.jobs ?? []);
+      list.replaceChildren(...jobs.map(jobItem));
+      if (jobs.length === 0) list.append(h('li', {}, 'No jobs yet.'));
+    } catch (err) {
+      error.textContent = err instanceof ApiError ? err.message : 'The asset store did not answer.';
+    }
+    if (!stopped) timer = setTimeout(() => void poll(), POLL_MS);
+  }
+  function jobItem(job: Job): HTMLElement {
+    const total = job.bytes_total || job.total || 0;
+    const done = job.bytes_total ? (job.bytes_done ?? 0) : (job.done ?? 0);
+    const label = job.kind === 'verify' ? 'Verify' : 'Rebuild';
+    const parts = [
+      job.total ? `${job.done ?? 0} of ${job.total} files` : undefined,
+      job.bytes_total
+        ? `${formatBytes(job.bytes_done ?? 0)} of ${formatBytes(job.bytes_total)}`
+        : undefined,
+      job.status === 'running' && job.eta_s !== null && job.eta_s !== undefined
+        ? `about ${Math.ceil(job.eta_s)} s left`
+        : undefined,
+    ].filter(Boolean);
+    return h(
+      'li',
+      { 'data-job': job.id, 'data-status': job.status, 'data-done': job.done ?? 0 },
+      h('strong', {}, `${label} `),
+      h('span', { class: 'status' }, job.status),
+      h('progress', {
+        max: total || 1,
+        value: job.status === 'done' ? total || 1 : done,
+        'aria-label': `${label} progress`,
+      }),
+      h('span', { class: 'detail' }, parts.join(', ')),
+      h('span', { class: 'when' }, `started ${time(job.started_at)}`),
+      job.result !== undefined && job.result !== null
+        ? h('code', {}, JSON.stringify(job.result))
+        : null,
+      job.status === 'running'
+        ? h(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                json(
+                  `${API}/admin/jobs/${encodeURIComponent(job.id)}`,
+                  { method: 'DELETE' },
+                  'admin',
+                )
+                  .then(() => poll())
+                  .catch((err: unknown) =>
+                    announce(err instanceof ApiError ? err.message : 'Cancel failed.'),
+                  );
+              },
+            },
+            `Cancel ${label.toLowerCase()}`,
+          )
+        : null,
+    );
+  }
+  void poll();
+  return {
+    view,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}
