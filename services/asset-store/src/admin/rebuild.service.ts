@@ -17,7 +17,7 @@ import {
   unindexedHashes,
   upsertAsset,
 } from './rebuild.repository.js';
-import { hasStoredFiles, scanStorage, type ScannedFile } from './storage-scan.js';
+import { hasStoredFiles, scanStorage, type ScannedFile } from '../storage/storage-scan.js';
 
 /** `soft` upserts over the index; `hard` empties it first. */
 export type RebuildMode = 'soft' | 'hard';
