@@ -24,6 +24,13 @@ function configOrExit(): Config {
 /** Composition root: config → storage → index → migrate → app → listen → shutdown. */
 async function main(): Promise<void> {
   const config = configOrExit();
+  if (config.storage_backend === 's3') {
+    // The S3 blob store exists and passes the storage contract, but ingest, downloads,
+    // attributes, rebuild, the verifier and thumbnails still use the storage root directly:
+    // refused rather than served half on S3 (issue 27).
+    process.stderr.write('asset-store: storage_backend s3 is not served yet; use fs\n');
+    process.exit(2);
+  }
   const logger = createLogger('asset-store', config.log_level);
   const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));

@@ -22,6 +22,27 @@ export interface S3Settings {
   credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
+/** The contract's `s3_*` keys, as the service configuration holds them. */
+export interface S3ConfigKeys {
+  s3_bucket?: string;
+  s3_prefix: string;
+  s3_endpoint?: string;
+  s3_region: string;
+  s3_force_path_style: boolean;
+}
+
+/** Settings from the configuration; credentials from the AWS SDK's default chain. */
+export function s3SettingsFrom(config: S3ConfigKeys): S3Settings {
+  if (config.s3_bucket === undefined) throw new Error('s3_bucket is required for S3 storage');
+  return {
+    bucket: config.s3_bucket,
+    prefix: config.s3_prefix,
+    endpoint: config.s3_endpoint,
+    region: config.s3_region,
+    forcePathStyle: config.s3_force_path_style,
+  };
+}
+
 /** A client for these settings. */
 export function createS3Client(settings: S3Settings): S3Client {
   return new S3Client({
