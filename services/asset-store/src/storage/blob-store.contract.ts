@@ -109,9 +109,10 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
 
     it('leaves nothing of an upload past its limit, and rethrows the limit error', async () => {
       const limit = { maxBytes: 100_000, error: () => new TooLarge('too large') };
-      await expect(
-        store.stage(++timestamp, Readable.from(chunks(6 << 20)), limit),
-      ).rejects.toBeInstanceOf(TooLarge);
+      const source = Readable.from(chunks(6 << 20));
+      await expect(store.stage(++timestamp, source, limit)).rejects.toBeInstanceOf(TooLarge);
+      // The source's listener (multer) answers with the error the stream is destroyed with.
+      expect(source.errored).toBeInstanceOf(TooLarge);
       expect(await names(store)).toEqual([]);
     });
 

@@ -118,8 +118,17 @@ export class S3BlobStore implements BlobStore {
       (async function* () {
         try {
           for await (const chunk of source) {
-            size += chunk.length;
-            if (limit && size > limit.maxBytes) throw limit.error();
+            try {
+              size += chunk.length;
+              if (limit && size > limit.maxBytes) throw limit.error();
+            } catch (err) {
+              // Destroyed with the real reason before the loop is left: leaving it would
+              // destroy the source with a bare AbortError, which its listener (multer)
+              // answers at once.
+              failure ??= err;
+              if (source instanceof Readable) source.destroy(err as Error);
+              throw err;
+            }
             hash.update(chunk);
             contentHash.update(chunk);
             if (head.length < HEAD_BYTES) {
