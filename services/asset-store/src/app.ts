@@ -37,8 +37,9 @@ import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchOpenApi } from './search/search.openapi.js';
 import { searchRoutes } from './search/search.routes.js';
 import { SearchService } from './search/search.service.js';
-import { AssetFiles } from './storage/asset-files.js';
 import type { AssetStorage } from './storage/asset-storage.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { FsBlobStore } from './storage/fs-blob-store.js';
 import type { OwnRenames } from './storage/own-renames.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
@@ -55,6 +56,12 @@ export interface AppDeps {
   version: string;
   /** The prepared storage root and its attribute port (`openAssetStorage`). */
   storage: AssetStorage;
+  /**
+   * Where asset contents live (ingest, downloads, attributes, the verifier); the storage
+   * root (`FsBlobStore`) when absent. Rebuild, purge, the watch and the thumbnail cache
+   * still use the storage root directly.
+   */
+  blobs?: BlobStore;
   /** Epoch milliseconds; timestamps are issued from it. */
   clock: () => number;
   /** Image resizing; sharp unless a test wraps it. */
@@ -101,24 +108,27 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', expressTrustProxy(config.trust_proxy));
   app.use(requestLogging(logger, clientAddress));
   app.use(metrics.middleware);
-  const verifier = deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities });
+  const blobs = deps.blobs ?? new FsBlobStore(deps.storage, deps.ownRenames);
+  const verifier =
+    deps.verifier ?? new Verifier({ db, layout, attributes, blobs, logger, identities });
   const assets = new AssetService({
     db,
-    storage: deps.storage,
+    blobs,
+    // Files are served by path (`send`); other blobs from their stream.
+    ...(blobs.kind === 'fs' ? { layout } : {}),
     logger,
     missingFiles: verifier,
     identities,
   });
   const ingest = new IngestService({
     db,
-    storage: deps.storage,
-    files: new AssetFiles(deps.storage, deps.ownRenames),
+    blobs,
     timestamps: new TimestampIssuer(deps.clock, () => maxAssetTimestamp(db)),
     indexSession: deps.indexSession,
   });
   const ingestUpload = ingestHandler({
     ingest,
-    tmpDir: layout.tmp,
+    blobs,
     maxUploadBytes: config.max_upload_bytes,
   });
   const rebuilder =

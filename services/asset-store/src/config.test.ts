@@ -50,9 +50,7 @@ describe('asset-store configuration', () => {
   });
 
   it('refuses a storage_backend other than fs and s3', () => {
-    expect(() => readConfig([], { ASSET_STORE_STORAGE_BACKEND: 'gcs' })).toThrow(
-      'storage_backend',
-    );
+    expect(() => readConfig([], { ASSET_STORE_STORAGE_BACKEND: 'gcs' })).toThrow('storage_backend');
   });
 
   it('takes the S3 settings from the environment', () => {

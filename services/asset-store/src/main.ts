@@ -6,6 +6,7 @@ import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
+import { FsBlobStore } from './storage/fs-blob-store.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
@@ -42,9 +43,11 @@ async function main(): Promise<void> {
     logger,
     errorThreshold: config.rebuild_error_threshold,
   });
+  const ownRenames = new OwnRenames();
+  const blobs = new FsBlobStore(storage, ownRenames);
   // Attribute writes a crash cut off before their change committed are undone first, so a
   // rebuild (now or later) reads only acknowledged metadata from the files.
-  const realigned = await replayAttributeIntents({ db: index.db, storage, logger });
+  const realigned = await replayAttributeIntents({ db: index.db, blobs, logger });
   if (realigned > 0) logger.info({ realigned }, 'realigned attributes a crash left ahead');
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
@@ -53,11 +56,12 @@ async function main(): Promise<void> {
     db: index.db,
     layout,
     attributes,
+    blobs,
     logger,
     identities: storage.identities,
   });
-  const ownRenames = new OwnRenames();
   const app = createApp({
+    blobs,
     verifier,
     rebuilder,
     ownRenames,

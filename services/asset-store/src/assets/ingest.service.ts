@@ -4,11 +4,9 @@ import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
-import type { AssetFiles } from '../storage/asset-files.js';
-import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
-import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
-import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
+import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
+import { chooseExtension, physicalFilename } from '../storage/layout.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
 import { decodeFormText } from './form-text.js';
 import { indentLossless, plainNumbers } from './json-numbers.js';
@@ -32,9 +30,8 @@ export interface IngestResult {
 /** What ingest needs from outside. */
 export interface IngestDeps {
   db: Kysely<Database>;
-  storage: AssetStorage;
-  /** Puts staged files into the storage root durably. */
-  files: AssetFiles;
+  /** Stages uploads and puts them, with their attributes, where the assets live. */
+  blobs: BlobStore;
   timestamps: TimestampIssuer;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
@@ -42,7 +39,7 @@ export interface IngestDeps {
 
 /** An upload the storage engine has staged, with the part's own file name. */
 export interface StagedUpload {
-  staged: StagedFile;
+  staged: StagedBlob;
   originalName?: string;
 }
 
@@ -80,7 +77,7 @@ export class IngestService {
         (await fileTypeFromBuffer(upload.staged.head))?.mime ??
         'application/octet-stream';
     } catch (err) {
-      await discardFile(upload.staged.tmpPath);
+      await this.deps.blobs.discard(upload.staged);
       throw err;
     }
     // The contract's order: the type's extension (application/octet-stream has `bin`), then
@@ -106,17 +103,16 @@ export class IngestService {
     const ext = mime.extension(mimeType) || 'json';
     const content = indentedJson(data);
     const timestamp = await this.nextTimestamp();
-    const staged = await stageBuffer(this.deps.storage.layout.tmp, timestamp, content);
+    const staged = await this.deps.blobs.stage(timestamp, [content]);
     return this.commit(staged, fields, mimeType, ext);
   }
 
   private async commit(
-    staged: StagedFile,
+    staged: StagedBlob,
     fields: IngestFields,
     mimeType: string,
     ext: string,
   ): Promise<IngestResult> {
-    const { layout } = this.deps.storage;
     const filename = physicalFilename({
       timestamp: staged.timestamp,
       hash: staged.hash,
@@ -140,10 +136,10 @@ export class IngestService {
     // The file is made durable while the writer inserts its row, which commits only once
     // the file is durable: a crash leaves at worst a file the index does not name yet,
     // never a row whose file is gone. One insert takes every waiting row.
-    const placement = this.deps.files.place(staged.tmpPath, filename, attrs);
+    const placement = this.deps.blobs.place(staged, filename, attrs);
     try {
       await this.#index.insert(
-        rowFromAttributes(attrs, toRelativePath(layout, placement.finalPath), staged.size),
+        rowFromAttributes(attrs, placement.name, staged.size),
         placement.durable,
       );
     } catch (err) {

@@ -46,7 +46,7 @@ export class FsBlobStore implements BlobStore {
   readonly #files: AssetFiles;
 
   constructor(
-    private readonly storage: AssetStorage,
+    private readonly storage: Pick<AssetStorage, 'layout' | 'attributes'>,
     ownRenames?: OwnRenames,
   ) {
     this.#files = new AssetFiles(storage, ownRenames);
@@ -101,6 +101,11 @@ export class FsBlobStore implements BlobStore {
     } catch (err) {
       if (isGone(err)) throw blobNotFound(name);
       throw err;
+    }
+    // A folder opens too on Linux; only a regular file is a blob.
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw blobNotFound(name);
     }
     return handle.createReadStream({
       start: range?.start,
