@@ -54,6 +54,15 @@ function copySource(bucket: string, key: string): string {
 }
 
 /**
+ * Destroys a source with the reason the stage failed. The rejection carries that error too,
+ * so a source nobody listens to must not turn it into an uncaught 'error' event.
+ */
+function destroyWith(source: Readable, err: Error): void {
+  if (source.listenerCount('error') === 0) source.once('error', () => undefined);
+  source.destroy(err);
+}
+
+/**
  * An S3 bucket (under `s3_prefix`) as a blob store. Staging streams a multipart upload to
  * `.tmp/` (lib-storage; bounded memory), hashing on the way; placing copies it server-side
  * to its final key with the attributes as object metadata (or a `.meta/` sidecar first when
@@ -114,21 +123,17 @@ export class S3BlobStore implements BlobStore {
     let size = 0;
     // The first failure of the source or the limit: lib-storage wraps what the body throws.
     let failure: unknown;
+    // Leaving the loop must not destroy a stream source: its listener (multer) answers as
+    // soon as it is destroyed, so that waits until the upload is aborted, and then carries
+    // the real reason rather than a bare AbortError.
+    const chunks =
+      source instanceof Readable ? source.iterator({ destroyOnReturn: false }) : source;
     const body = Readable.from(
       (async function* () {
         try {
-          for await (const chunk of source) {
-            try {
-              size += chunk.length;
-              if (limit && size > limit.maxBytes) throw limit.error();
-            } catch (err) {
-              // Destroyed with the real reason before the loop is left: leaving it would
-              // destroy the source with a bare AbortError, which its listener (multer)
-              // answers at once.
-              failure ??= err;
-              if (source instanceof Readable) source.destroy(err as Error);
-              throw err;
-            }
+          for await (const chunk of chunks as AsyncIterable<Buffer>) {
+            size += chunk.length;
+            if (limit && size > limit.maxBytes) throw limit.error();
             hash.update(chunk);
             contentHash.update(chunk);
             if (head.length < HEAD_BYTES) {
@@ -155,9 +160,10 @@ export class S3BlobStore implements BlobStore {
     } catch (err) {
       failure ??= err;
       body.destroy();
-      if (source instanceof Readable) source.destroy(failure as Error);
       // A single-part put may have completed as the body failed; nothing may stay.
       await this.#deleteKey(ref).catch(() => undefined);
+      // Only now: the upload is aborted and nothing is left when the listener answers.
+      if (source instanceof Readable) destroyWith(source, failure as Error);
       throw failure;
     }
     return {
