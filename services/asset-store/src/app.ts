@@ -57,8 +57,8 @@ export interface AppDeps {
   /** The prepared storage root and its attribute port (`openAssetStorage`). */
   storage: AssetStorage;
   /**
-   * Where asset contents live (ingest, downloads, attributes, the verifier); the storage
-   * root (`FsBlobStore`) when absent. Rebuild, purge, the watch and the thumbnail cache
+   * Where asset contents live (ingest, downloads, attributes, the verifier, purge); the
+   * storage root (`FsBlobStore`) when absent. Rebuild, the watch and the thumbnail cache
    * still use the storage root directly.
    */
   blobs?: BlobStore;
@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): App {
       adminToken: config.admin_token,
       verifier,
       rebuilder,
-      purge: new PurgeService({ db, layout, attributes }),
+      purge: new PurgeService({ db, blobs, layout }),
     }),
   );
   // Admin routes check their own token first; everything else under API_BASE needs

@@ -23,7 +23,7 @@ const sha256 = (content: Buffer | string) => createHash('sha256').update(content
 
 describeS3('ingest on S3 (contract: object storage)', (s3) => {
   useS3Blobs(s3);
-  const t = useTestApp('ingest_s3', { max_upload_bytes: 6 << 20 });
+  const t = useTestApp('ingest_s3', { max_upload_bytes: 6 << 20, admin_token: 'admin' });
 
   /** What S3 itself holds: every key of the app's bucket, and its unfinished uploads. */
   async function bucketState(app: TestApp) {
@@ -160,5 +160,20 @@ describeS3('ingest on S3 (contract: object storage)', (s3) => {
     }
     const res = await request(t.app).get(`${BASE}/asset/${hash}`).expect(200);
     expect(res.text).toBe('to edit');
+  });
+
+  it('purges an asset: object, sidecar and row go', async () => {
+    const { hash, filename } = await ingestFile(t.app, 'purged', 'p.txt', { user: 'Jürgen' });
+    const before = await bucketState(t);
+    before.close();
+    expect(before.keys).toEqual(expect.arrayContaining([filename, `.meta/${filename}.json`]));
+    await request(t.app)
+      .delete(`${BASE}/admin/asset/${hash}`)
+      .set('Authorization', 'Bearer admin')
+      .expect(200);
+    const after = await bucketState(t);
+    after.close();
+    expect(after.keys.filter((k) => k.includes(hash))).toEqual([]);
+    await request(t.app).get(`${BASE}/asset/${hash}/meta`).expect(404);
   });
 });
