@@ -57,9 +57,9 @@ export interface AppDeps {
   /** The prepared storage root and its attribute port (`openAssetStorage`). */
   storage: AssetStorage;
   /**
-   * Where asset contents live (ingest, downloads, attributes, the verifier, purge); the
-   * storage root (`FsBlobStore`) when absent. Rebuild, the watch and the thumbnail cache
-   * still use the storage root directly.
+   * Where asset contents live (ingest, downloads, attributes, the verifier, purge, rebuild);
+   * the storage root (`FsBlobStore`) when absent. The watch and the thumbnail cache still
+   * use the storage root directly.
    */
   blobs?: BlobStore;
   /** Epoch milliseconds; timestamps are issued from it. */
@@ -137,6 +137,7 @@ export function createApp(deps: AppDeps): App {
       db,
       layout,
       attributes,
+      blobs,
       logger,
       errorThreshold: config.rebuild_error_threshold,
     });

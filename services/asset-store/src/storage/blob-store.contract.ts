@@ -194,6 +194,18 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       expect(await names(store)).toEqual([]);
     });
 
+    it('lists only top-level names, or only the names a filter accepts, when asked', async () => {
+      const a = await put(Buffer.from('a'));
+      const b = await put(Buffer.from('b'));
+      const listed = async (options: Parameters<BlobStore['list']>[0]) => {
+        const found: string[] = [];
+        for await (const entry of store.list(options)) found.push(entry.name);
+        return found.sort();
+      };
+      expect(await listed({ topLevel: true })).toEqual([a.name, b.name].sort());
+      expect(await listed({ accept: (n) => n === b.name })).toEqual([b.name]);
+    });
+
     it('caches derivatives apart from the blobs, and removes them by prefix', async () => {
       await store.writeCached('abc_64x64.jpg', Buffer.from('jpeg 1'));
       await store.writeCached('abc_128x128.jpg', Buffer.from('jpeg 2'));

@@ -26,6 +26,14 @@ export interface BlobEntry extends BlobStat {
   name: BlobName;
 }
 
+/** Which blobs `list` gives. */
+export interface ListOptions {
+  /** Only names without a `/` (default: every level). */
+  topLevel?: boolean;
+  /** Only names it accepts; asked before anything else is read about a blob. */
+  accept?: (name: BlobName) => boolean;
+}
+
 /** Inclusive byte offsets, as HTTP `Range` counts them. */
 export interface ByteRange {
   start: number;
@@ -86,7 +94,7 @@ export interface BlobStore {
   /** The content (or one range of it) as a stream; ENOENT when there is no such blob. */
   read(name: BlobName, range?: ByteRange): Promise<Readable>;
   /** Every asset blob (the service's own dot-space skipped), one at a time. */
-  list(): AsyncIterable<BlobEntry>;
+  list(options?: ListOptions): AsyncIterable<BlobEntry>;
   /** The blob's attributes, or undefined when it has none (or they are unreadable). */
   readAttributes(name: BlobName): Promise<AssetAttributes | undefined>;
   /** Replaces the blob's whole attribute set, durably. */

@@ -15,6 +15,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type ListOptions,
   type StagedBlob,
 } from './blob-store.js';
 import { toAbsolutePath, toRelativePath } from './layout.js';
@@ -114,8 +115,9 @@ export class FsBlobStore implements BlobStore {
     });
   }
 
-  async *list(): AsyncIterable<BlobEntry> {
-    for await (const file of scanStorage(this.storage.layout)) {
+  async *list({ topLevel = false, accept }: ListOptions = {}): AsyncIterable<BlobEntry> {
+    for await (const file of scanStorage(this.storage.layout, { recursive: !topLevel })) {
+      if (accept && !accept(file.relative)) continue;
       const stat = await fsp.stat(file.absolute).catch((err: unknown) => {
         if (isGone(err)) return undefined;
         throw err;

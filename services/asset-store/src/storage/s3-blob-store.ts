@@ -19,6 +19,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type ListOptions,
   type StagedBlob,
 } from './blob-store.js';
 import { createAssetHash } from './content-hash.js';
@@ -241,16 +242,18 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async *list(): AsyncIterable<BlobEntry> {
+  async *list({ topLevel = false, accept }: ListOptions = {}): AsyncIterable<BlobEntry> {
     const pages = paginateListObjectsV2(
       { client: this.client },
-      { Bucket: this.bucket, Prefix: this.prefix },
+      // With a delimiter, deeper keys fold into CommonPrefixes, which are skipped.
+      { Bucket: this.bucket, Prefix: this.prefix, Delimiter: topLevel ? '/' : undefined },
     );
     for await (const page of pages) {
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
         const name = object.Key.slice(this.prefix.length);
         if (name === '' || name.endsWith('/') || isInternal(name)) continue;
+        if (accept && !accept(name)) continue;
         const size = object.Size ?? 0;
         yield {
           name,

@@ -38,9 +38,3 @@ export async function* scanStorage(
     }
   }
 }
-
-/** True when the root holds at least one file that could be an asset. */
-export async function hasStoredFiles(layout: StorageLayout): Promise<boolean> {
-  for await (const _file of scanStorage(layout)) return true;
-  return false;
-}
