@@ -6,7 +6,8 @@ import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
-import { FsBlobStore } from './storage/fs-blob-store.js';
+import { openBlobStore } from './storage/open-blob-store.js';
+import { BlobWatch } from './verifier/blob-watch.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { readVersion } from './version.js';
 import { Verifier } from './verifier/verifier.service.js';
@@ -25,26 +26,21 @@ function configOrExit(): Config {
 /** Composition root: config → storage → index → migrate → app → listen → shutdown. */
 async function main(): Promise<void> {
   const config = configOrExit();
-  if (config.storage_backend === 's3') {
-    // The S3 blob store exists and passes the storage contract, but ingest, downloads,
-    // attributes, rebuild, the verifier and thumbnails still use the storage root directly:
-    // refused rather than served half on S3 (issue 27).
-    process.stderr.write('asset-store: storage_backend s3 is not served yet; use fs\n');
-    process.exit(2);
-  }
   const logger = createLogger('asset-store', config.log_level);
   const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const { layout, attributes } = storage;
+  const ownRenames = new OwnRenames();
+  // With S3, storage_root keeps only scratch space (and the embedded index).
+  const blobs = await openBlobStore(config, storage, ownRenames, logger);
   const rebuilder = new Rebuilder({
     db: index.db,
     layout,
     attributes,
+    blobs,
     logger,
     errorThreshold: config.rebuild_error_threshold,
   });
-  const ownRenames = new OwnRenames();
-  const blobs = new FsBlobStore(storage, ownRenames);
   // Attribute writes a crash cut off before their change committed are undone first, so a
   // rebuild (now or later) reads only acknowledged metadata from the files.
   const realigned = await replayAttributeIntents({ db: index.db, blobs, logger });
@@ -80,6 +76,12 @@ async function main(): Promise<void> {
     intervalHours: config.verify_interval_hours,
     logger,
   });
+  // No file system events come from a bucket: its changes are found by listing.
+  const blobWatch =
+    blobs.kind === 's3'
+      ? new BlobWatch(blobs, (names) => verifier.verifyPaths(names), logger)
+      : undefined;
+  blobWatch?.start(config.s3_watch_seconds);
   const { host, port } = splitListen(config.listen);
   await serve({
     app,
@@ -93,6 +95,7 @@ async function main(): Promise<void> {
     // drain; the worker's own checks stop too, and onClose waits for them.
     beforeDrain: () => verifier.stop(),
     onClose: async () => {
+      await blobWatch?.stop();
       await worker.stop();
       await index.close();
     },
