@@ -12,6 +12,11 @@ import path from 'node:path';
  * (TEST_PGLITE_TEMPLATE), so each test file's database starts from it instead of initdb.
  */
 export default async function globalSetup() {
+  await chooseDatabase();
+  await chooseS3();
+}
+
+async function chooseDatabase() {
   if (process.env.TEST_DATABASE_MODE) return;
   if (process.env.TEST_DATABASE_URL) {
     process.env.TEST_DATABASE_MODE = 'postgres';
@@ -34,6 +39,37 @@ export default async function globalSetup() {
     process.env.TEST_DATABASE_MODE = 'pglite';
     process.env.TEST_PGLITE_TEMPLATE = await pgliteTemplate();
     console.log(`\ntests use embedded PGlite (no TEST_DATABASE_URL; ${reason})`);
+  }
+}
+
+/**
+ * Chooses the run's S3 for the suites that need one (`describeS3`): S3_ENDPOINT as given
+ * (the Ceph gateway of .ci/run, or a developer's server), else a testcontainers MinIO when a
+ * Docker engine can pull it, else none: TEST_S3_SKIPPED says why, and those suites skip.
+ * TEST_S3=off skips them without trying Docker.
+ */
+async function chooseS3() {
+  if (process.env.S3_ENDPOINT || process.env.TEST_S3_SKIPPED) return;
+  if (process.env.TEST_S3 === 'off') {
+    process.env.TEST_S3_SKIPPED = 'TEST_S3=off';
+    return;
+  }
+  try {
+    const { getContainerRuntimeClient } = await import('testcontainers');
+    await getContainerRuntimeClient();
+    const { MinioContainer } = await import('@testcontainers/minio');
+    const container = await new MinioContainer('minio/minio:RELEASE.2024-12-13T22-19-12Z').start();
+    globalThis.__testMinioContainer = container;
+    Object.assign(process.env, {
+      S3_ENDPOINT: container.getConnectionUrl(),
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: container.getUsername(),
+      S3_SECRET_ACCESS_KEY: container.getPassword(),
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    console.log(`tests use a testcontainers MinIO for S3`);
+  } catch (err) {
+    process.env.TEST_S3_SKIPPED = `no S3_ENDPOINT, and testcontainers could not start MinIO: ${errorText(err)}`;
   }
 }
 

@@ -40,8 +40,9 @@ import { assetTotalsByState } from './metrics/asset-totals.repository.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import { searchRoutes } from './search/search.routes.js';
 import { SearchService } from './search/search.service.js';
-import { AssetFiles } from './storage/asset-files.js';
 import type { AssetStorage } from './storage/asset-storage.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { FsBlobStore } from './storage/fs-blob-store.js';
 import type { OwnRenames } from './storage/own-renames.js';
 import { sharpRenderer, type ThumbnailRenderer } from './thumbnails/thumbnail.renderer.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
@@ -62,6 +63,12 @@ export interface AppDeps {
   version: string;
   /** The prepared storage root and its attribute port (`openAssetStorage`). */
   storage: AssetStorage;
+  /**
+   * Where asset contents live (ingest, downloads, attributes, the verifier, purge, rebuild);
+   * the storage root (`FsBlobStore`) when absent. The watch and the thumbnail cache still
+   * use the storage root directly.
+   */
+  blobs?: BlobStore;
   /** Epoch milliseconds; timestamps are issued from it. */
   clock: () => number;
   /** Image resizing; sharp unless a test wraps it. */
@@ -120,26 +127,28 @@ export function createApp(deps: AppDeps): App {
   app.set('trust proxy', expressTrustProxy(config.trust_proxy));
   app.use(requestLogging(logger, clientAddress));
   app.use(metrics.http.middleware);
+  const blobs = deps.blobs ?? new FsBlobStore(deps.storage, deps.ownRenames);
   const verifier =
-    deps.verifier ?? new Verifier({ db, layout, attributes, logger, identities, metrics });
+    deps.verifier ?? new Verifier({ db, layout, attributes, blobs, logger, identities, metrics });
   const assets = new AssetService({
     db,
-    storage: deps.storage,
+    blobs,
+    // Files are served by path (`send`); other blobs from their stream.
+    ...(blobs.kind === 'fs' ? { layout } : {}),
     logger,
     missingFiles: verifier,
     identities,
   });
   const ingest = new IngestService({
     db,
-    storage: deps.storage,
-    files: new AssetFiles(deps.storage, deps.ownRenames),
+    blobs,
     timestamps: timestampSource(deps),
     indexSession: deps.indexSession,
     metrics,
   });
   const ingestUpload = ingestHandler({
     ingest,
-    tmpDir: layout.tmp,
+    blobs,
     maxUploadBytes: config.max_upload_bytes,
   });
   const rebuilder =
@@ -148,6 +157,7 @@ export function createApp(deps: AppDeps): App {
       db,
       layout,
       attributes,
+      blobs,
       logger,
       errorThreshold: config.rebuild_error_threshold,
     });
@@ -175,7 +185,7 @@ export function createApp(deps: AppDeps): App {
       adminToken: config.admin_token,
       verifier,
       rebuilder,
-      purge: new PurgeService({ db, layout, attributes }),
+      purge: new PurgeService({ db, blobs, layout }),
     }),
   );
   app.use(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { readConfig } from './config.js';
+import { s3SettingsFrom } from './storage/s3-client.js';
 
 const serviceDir = path.resolve(import.meta.dirname, '..');
 
@@ -49,5 +50,53 @@ describe('asset-store configuration', () => {
     expect(() => readConfig([], { ...cliShell, ASSET_STORE_URLS: 'x' })).toThrow(
       'ASSET_STORE_URLS: unknown setting',
     );
+  });
+
+  it('reads the object storage keys with the contract defaults', () => {
+    const config = readConfig([], {});
+    expect({
+      storage_backend: config.storage_backend,
+      s3_bucket: config.s3_bucket,
+      s3_prefix: config.s3_prefix,
+      s3_endpoint: config.s3_endpoint,
+      s3_region: config.s3_region,
+      s3_force_path_style: config.s3_force_path_style,
+      s3_watch_seconds: config.s3_watch_seconds,
+    }).toEqual({
+      storage_backend: 'fs',
+      s3_bucket: undefined,
+      s3_prefix: '',
+      s3_endpoint: undefined,
+      s3_region: 'us-east-1',
+      s3_force_path_style: false,
+      s3_watch_seconds: 60,
+    });
+  });
+
+  it('refuses storage_backend s3 without an s3_bucket', () => {
+    expect(() => readConfig([], { ASSET_STORE_STORAGE_BACKEND: 's3' })).toThrow(
+      'invalid configuration: s3_bucket: required when storage_backend is s3',
+    );
+  });
+
+  it('refuses a storage_backend other than fs and s3', () => {
+    expect(() => readConfig([], { ASSET_STORE_STORAGE_BACKEND: 'gcs' })).toThrow('storage_backend');
+  });
+
+  it('takes the S3 settings from the environment', () => {
+    const config = readConfig([], {
+      ASSET_STORE_STORAGE_BACKEND: 's3',
+      ASSET_STORE_S3_BUCKET: 'assets',
+      ASSET_STORE_S3_PREFIX: 'can/',
+      ASSET_STORE_S3_ENDPOINT: 'http://127.0.0.1:7480',
+      ASSET_STORE_S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(s3SettingsFrom(config)).toEqual({
+      bucket: 'assets',
+      prefix: 'can/',
+      endpoint: 'http://127.0.0.1:7480',
+      region: 'us-east-1',
+      forcePathStyle: true,
+    });
   });
 });

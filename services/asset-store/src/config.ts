@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { configSource, listenAddress, loadConfig, trustProxySetting } from '@svc/config';
+import {
+  ConfigError,
+  configSource,
+  listenAddress,
+  loadConfig,
+  trustProxySetting,
+} from '@svc/config';
 import { z } from 'zod';
 import { CLI_ENV } from './cli/cli-env.js';
 import { SERVICE_DIR } from './version.js';
@@ -28,6 +34,16 @@ export const configSchema = z.object({
   // The web console at /console/ (issue 26); false leaves the path unrouted (404).
   console: z.boolean().default(true),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where asset contents live (contract: object storage): `storage_root`, or an S3 bucket. */
+  storage_backend: z.enum(['fs', 's3']).default('fs'),
+  /** Required with `storage_backend: s3`; created when absent. */
+  s3_bucket: z.string().min(1).optional(),
+  s3_prefix: z.string().default(''),
+  /** Unset: AWS. */
+  s3_endpoint: z.string().url().optional(),
+  s3_region: z.string().min(1).default('us-east-1'),
+  s3_force_path_style: z.boolean().default(false),
+  s3_watch_seconds: z.number().int().min(1).default(60),
 });
 
 /** The validated, frozen asset-store configuration. */
@@ -36,7 +52,7 @@ export type Config = Readonly<z.infer<typeof configSchema>>;
 /** Reads the configuration from the command line, `config.yaml` and `ASSET_STORE_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
   const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
-  return loadConfig(configSchema, {
+  const config = loadConfig(configSchema, {
     file,
     env,
     argv,
@@ -44,4 +60,9 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Con
     pathKeys: ['storage_root'],
     foreignEnv: Object.values(CLI_ENV),
   });
+  // A rule across keys, after the per-key pass (the loader takes a plain object schema).
+  if (config.storage_backend === 's3' && config.s3_bucket === undefined) {
+    throw new ConfigError(['s3_bucket: required when storage_backend is s3']);
+  }
+  return config;
 }

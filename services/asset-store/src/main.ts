@@ -9,6 +9,8 @@ import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
+import { openBlobStore } from './storage/open-blob-store.js';
+import { BlobWatch } from './verifier/blob-watch.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { UploadExpiry } from './uploads/upload-expiry.js';
 import { uploadStoreFor } from './uploads/upload-store.js';
@@ -33,10 +35,14 @@ async function main(): Promise<void> {
   const storage = await openAssetStorage(config.storage_root, logger);
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const { layout, attributes } = storage;
+  const ownRenames = new OwnRenames();
+  // With S3, storage_root keeps only scratch space (and the embedded index).
+  const blobs = await openBlobStore(config, storage, ownRenames, logger);
   const rebuilder = new Rebuilder({
     db: index.db,
     layout,
     attributes,
+    blobs,
     logger,
     errorThreshold: config.rebuild_error_threshold,
     // Several instances on one server: rebuilds exclude each other (pg advisory lock).
@@ -44,7 +50,7 @@ async function main(): Promise<void> {
   });
   // Attribute writes a crash cut off before their change committed are undone first, so a
   // rebuild (now or later) reads only acknowledged metadata from the files.
-  const realigned = await replayAttributeIntents({ db: index.db, storage, logger });
+  const realigned = await replayAttributeIntents({ db: index.db, blobs, logger });
   if (realigned > 0) logger.info({ realigned }, 'realigned attributes a crash left ahead');
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
@@ -57,16 +63,17 @@ async function main(): Promise<void> {
     db: index.db,
     layout,
     attributes,
+    blobs,
     logger,
     identities: storage.identities,
     metrics,
   });
   const jobs = new JobService({ db: index.db, verifier, rebuilder, layout, logger });
-  const ownRenames = new OwnRenames();
   // Expired resumable uploads go before serving, then periodically.
   const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
   const uploadExpiry = await UploadExpiry.start(uploadStore, logger);
   const app = createApp({
+    blobs,
     verifier,
     rebuilder,
     jobs,
@@ -91,6 +98,12 @@ async function main(): Promise<void> {
     scrubLock: instanceLock(index, 'scrub'),
   });
   let stoppingJobs: Promise<void> = Promise.resolve();
+  // No file system events come from a bucket: its changes are found by listing.
+  const blobWatch =
+    blobs.kind === 's3'
+      ? new BlobWatch(blobs, (names) => verifier.verifyPaths(names), logger)
+      : undefined;
+  blobWatch?.start(config.s3_watch_seconds);
   const { host, port } = splitListen(config.listen);
   await serve({
     app,
@@ -109,6 +122,7 @@ async function main(): Promise<void> {
     },
     onClose: async () => {
       uploadExpiry.stop();
+      await blobWatch?.stop();
       await worker.stop();
       await stoppingJobs;
       await index.close();

@@ -6,6 +6,7 @@ import { toAssetAttributes, toAssetRecord } from '../src/assets/asset.model.js';
 import { insertAttributeIntent } from '../src/assets/attribute-intent.repository.js';
 import { replayAttributeIntents } from '../src/assets/attribute-intents.js';
 import type { AttributeStore } from '../src/storage/attributes.js';
+import { FsBlobStore } from '../src/storage/fs-blob-store.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -49,7 +50,9 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
     await insertAttributeIntent(t.index.db, row.hash);
     const acknowledged = toAssetAttributes(toAssetRecord(row));
     await t.storage.attributes.write(file, { ...acknowledged, tags: ['new'], is_trashed: true });
-    expect(await replayAttributeIntents({ db: t.index.db, storage: t.storage, logger })).toBe(1);
+    expect(
+      await replayAttributeIntents({ db: t.index.db, blobs: new FsBlobStore(t.storage), logger }),
+    ).toBe(1);
     expect(await t.storage.attributes.read(file)).toEqual(acknowledged);
     expect(await intentCount()).toBe(0);
   });

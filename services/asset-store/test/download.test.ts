@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { AssetService } from '../src/assets/asset.service.js';
@@ -128,7 +126,7 @@ describe('download', () => {
 
   it('answers an asset whose file vanished with 500 saying so, and flags it corrupted', async () => {
     const { hash, filename } = await ingestFile(t.app, 'gone soon', 'a.txt', { user: 'vanishing' });
-    fs.rmSync(path.join(t.storageRoot, filename));
+    await t.blobs.delete(filename);
     const res = await request(t.app).get(asset(hash)).expect(500);
     expect(res.body).toEqual({ status: 'error', error: 'asset is corrupted: its file is missing' });
     // Metadata, list and search agree with that answer at once, not only once the
@@ -202,7 +200,7 @@ describe('a file purged between being located and being opened', () => {
       ...original,
       value: async function (this: AssetService, located: string) {
         const found = await locate.call(this, located);
-        fs.rmSync(path.join(t.storageRoot, filename));
+        await t.blobs.delete(filename);
         if (rowDeleted) await t.index.db.deleteFrom('asset').where('hash', '=', hash).execute();
         return found;
       },

@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { DatabaseHandle } from '@svc/database';
-import { createTestDatabase, useFileFixture, type TcpProxy } from '@svc/testing';
+import { createTestDatabase, useFileFixture, type TcpProxy, type TestS3 } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { indexPorts, openIndex, type Database } from '../src/db/database.js';
 import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
+import type { BlobStore } from '../src/storage/blob-store.js';
+import { FsBlobStore } from '../src/storage/fs-blob-store.js';
+import { openTestBucket } from './s3-bucket.js';
 
 /** One test file's world: its own database, storage folder and app. */
 export interface TestApp {
@@ -16,7 +19,23 @@ export interface TestApp {
   index: DatabaseHandle<Database>;
   storageRoot: string;
   storage: AssetStorage;
+  /** Where the app keeps the assets: the storage root, or a bucket of its own on S3. */
+  blobs: BlobStore;
+  /** The bucket, when the assets are on S3 (`useS3Blobs`). */
+  bucket?: string;
   close(): Promise<void>;
+}
+
+/** Set by `useS3Blobs`: every app of this test file keeps its assets on this S3. */
+let s3ForBlobs: TestS3 | undefined;
+
+/**
+ * Makes every app this test file builds keep its assets in a fresh bucket of its own on
+ * `s3`: the S3 run of an integration test file (`<name>.s3.test.ts`) calls this, then
+ * imports the file itself.
+ */
+export function useS3Blobs(s3: TestS3): void {
+  s3ForBlobs = s3;
 }
 
 /**
@@ -44,9 +63,12 @@ export async function createTestApp(
   const index = await openIndex(proxied);
   const logger = createLogger('asset-store-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const storage = await openAssetStorage(storageRoot, logger);
+  const bucket = s3ForBlobs && (await openTestBucket(s3ForBlobs));
+  const blobs = bucket?.store ?? new FsBlobStore(storage);
   const app = createApp({
     config,
     storage,
+    ...(bucket ? { blobs } : {}),
     clock: Date.now,
     ...indexPorts(index),
     logger,
@@ -59,7 +81,10 @@ export async function createTestApp(
     index,
     storageRoot,
     storage,
+    blobs,
+    ...(bucket ? { bucket: bucket.bucket } : {}),
     close: async () => {
+      await bucket?.close();
       await index.close();
       await testDb.drop();
       if (!given) fs.rmSync(storageRoot, { recursive: true, force: true });

@@ -1,17 +1,18 @@
-import fs from 'node:fs/promises';
 import type { Kysely } from 'kysely';
 import { deleteAsset, findAssetByHashForUpdate } from '../assets/asset.repository.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
-import type { AttributeStore } from '../storage/attributes.js';
-import { toAbsolutePath, type StorageLayout } from '../storage/layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { StorageLayout } from '../storage/layout.js';
 import { removeCachedThumbnails } from '../thumbnails/thumbnail.cache.js';
 
 /** What purging needs. */
 export interface PurgeServiceDeps {
   db: Kysely<Database>;
+  /** Where the asset and its attributes are deleted. */
+  blobs: Pick<BlobStore, 'delete'>;
+  /** The thumbnail cache's folder. */
   layout: StorageLayout;
-  attributes: AttributeStore;
 }
 
 /**
@@ -26,13 +27,11 @@ export class PurgeService {
 
   /** `DELETE /admin/asset/{hash}`: 404 when no asset has this hash. */
   async purge(hash: string): Promise<void> {
-    const { db, layout, attributes } = this.deps;
+    const { db, layout, blobs } = this.deps;
     await db.transaction().execute(async (trx) => {
       const row = await findAssetByHashForUpdate(trx, hash);
       if (!row) throw assetErrors.notFound();
-      const file = toAbsolutePath(layout, row.path);
-      await attributes.remove(file);
-      await fs.rm(file, { force: true });
+      await blobs.delete(row.path);
       await removeCachedThumbnails(layout, hash);
       await deleteAsset(trx, hash);
     });

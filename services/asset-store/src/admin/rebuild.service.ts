@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ProcessLock, type InstanceLock } from '@svc/database';
 import type { Kysely } from 'kysely';
@@ -6,11 +5,13 @@ import mime from 'mime-types';
 import type { Logger } from 'pino';
 import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import { rowFromAttributes } from '../assets/asset.model.js';
-import { digestFile } from '../storage/content-hash.js';
+import { digestStream } from '../storage/content-hash.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
-import { parsePhysicalFilename, toAbsolutePath, type StorageLayout } from '../storage/layout.js';
+import type { BlobEntry, BlobStore } from '../storage/blob-store.js';
+import { FsBlobStore } from '../storage/fs-blob-store.js';
+import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
 import {
   deleteAllAssets,
@@ -18,7 +19,6 @@ import {
   unindexedHashes,
   upsertAsset,
 } from './rebuild.repository.js';
-import { hasStoredFiles, scanStorage, type ScannedFile } from './storage-scan.js';
 
 /** `soft` upserts over the index; `hard` empties it first. */
 export type RebuildMode = 'soft' | 'hard';
@@ -47,6 +47,8 @@ export interface RebuildDeps {
   db: Kysely<Database>;
   layout: StorageLayout;
   attributes: AttributeStore;
+  /** Where the assets are listed and read; the storage root when absent. */
+  blobs?: BlobStore;
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Per-file errors a soft rebuild tolerates before it escalates to a hard one. */
   errorThreshold: number;
@@ -85,10 +87,12 @@ export class Rebuilder {
   /** One waiter per process at most on the shared lock (each holds a connection). */
   readonly #oneAtATime = new Limiter(1);
   readonly #lock: InstanceLock;
+  readonly #blobs: BlobStore;
 
   constructor(private readonly deps: RebuildDeps) {
     this.#io = new Limiter(deps.concurrency ?? 4);
     this.#lock = deps.lock ?? new ProcessLock();
+    this.#blobs = deps.blobs ?? new FsBlobStore(deps);
   }
 
   /** Runs a rebuild; a soft one with too many per-file errors becomes a hard one. */
@@ -102,7 +106,7 @@ export class Rebuilder {
    */
   rebuildIfEmpty(): Promise<RebuildReport | undefined> {
     return this.#exclusive(async () => {
-      if (!(await isIndexEmpty(this.deps.db)) || !(await hasStoredFiles(this.deps.layout))) {
+      if (!(await isIndexEmpty(this.deps.db)) || !(await this.#hasBlobs())) {
         return undefined;
       }
       const report = await this.#rebuild('soft', {});
@@ -152,12 +156,14 @@ export class Rebuilder {
   async #indexUncommitted(): Promise<number> {
     const newest = await maxAssetTimestamp(this.deps.db);
     if (newest === 0) return 0;
-    const recent = new Map<string, ScannedFile>();
-    for await (const file of scanStorage(this.deps.layout, { recursive: false })) {
-      const parsed = parsePhysicalFilename(path.posix.basename(file.relative));
-      if (parsed && parsed.timestamp > newest - UNCOMMITTED_WINDOW_MS) {
-        recent.set(parsed.hash, file);
-      }
+    const recent = new Map<string, BlobEntry>();
+    // Names are judged before anything else is read about a blob: only recent ones count.
+    const isRecent = (name: string) => {
+      const parsed = parsePhysicalFilename(name);
+      return parsed !== undefined && parsed.timestamp > newest - UNCOMMITTED_WINDOW_MS;
+    };
+    for await (const entry of this.#blobs.list({ topLevel: true, accept: isRecent })) {
+      recent.set(parsePhysicalFilename(entry.name)!.hash, entry);
     }
     const missing = await unindexedHashes(this.deps.db, [...recent.keys()]);
     const results = await Promise.all(
@@ -180,8 +186,8 @@ export class Rebuilder {
 
   async #pass(mode: RebuildMode, { signal, onProgress }: RebuildOptions): Promise<RebuildReport> {
     const report: RebuildReport = { mode, scanned: 0, indexed: 0, errors: 0 };
-    let chunk: ScannedFile[] = [];
-    const indexOne = async (file: ScannedFile) => {
+    let chunk: BlobEntry[] = [];
+    const indexOne = async (file: BlobEntry) => {
       // Once cancelled, files still waiting for a turn are left (those being read finish).
       const ok = await this.#io.run(async () => (signal?.aborted ? undefined : this.#index(file)));
       if (ok === undefined) return;
@@ -194,7 +200,7 @@ export class Rebuilder {
       chunk = [];
     };
     onProgress?.(report);
-    for await (const file of scanStorage(this.deps.layout)) {
+    for await (const file of this.#blobs.list()) {
       if (signal?.aborted) break;
       report.scanned++;
       chunk.push(file);
@@ -205,22 +211,25 @@ export class Rebuilder {
     return report;
   }
 
+  async #hasBlobs(): Promise<boolean> {
+    for await (const _blob of this.#blobs.list()) return true;
+    return false;
+  }
+
   /** Indexes one file; false (logged) when it cannot be. */
-  async #index(file: ScannedFile): Promise<boolean> {
+  async #index(file: BlobEntry): Promise<boolean> {
     try {
-      const { size } = await fs.stat(file.absolute);
       // Attributes from before `content_sha256` was kept leave it unknown here: reading every
       // byte would make a rebuild as slow as a scrub, which fills it in (`Verifier`).
-      const attrs =
-        (await this.deps.attributes.read(file.absolute)) ?? (await this.#fromName(file));
+      const attrs = (await this.#blobs.readAttributes(file.name)) ?? (await this.#fromName(file));
       if (!attrs) {
-        this.deps.logger.warn({ file: file.relative }, 'not an asset file; skipped');
+        this.deps.logger.warn({ file: file.name }, 'not an asset file; skipped');
         return false;
       }
-      await upsertAsset(this.deps.db, rowFromAttributes(attrs, file.relative, size));
+      await upsertAsset(this.deps.db, rowFromAttributes(attrs, file.name, file.size));
       return true;
     } catch (err) {
-      this.deps.logger.warn({ err, file: file.relative }, 'could not index file');
+      this.deps.logger.warn({ err, file: file.name }, 'could not index file');
       return false;
     }
   }
@@ -230,11 +239,11 @@ export class Rebuilder {
    * (and, in the same read, the content digest, kept only when the hash matches: a damaged
    * file's digest would describe the damage), type from its extension. The attributes are written back, so the next rebuild is exact.
    */
-  async #fromName(file: ScannedFile): Promise<AssetAttributes | undefined> {
-    const name = path.posix.basename(file.relative);
+  async #fromName(file: BlobEntry): Promise<AssetAttributes | undefined> {
+    const name = path.posix.basename(file.name);
     const parsed = parsePhysicalFilename(name);
     if (!parsed) return undefined;
-    const actual = await digestFile(file.absolute, parsed.timestamp);
+    const actual = await digestStream(await this.#blobs.read(file.name), parsed.timestamp);
     const intact = actual.hash === parsed.hash;
     const attrs: AssetAttributes = {
       hash: parsed.hash,
@@ -249,11 +258,11 @@ export class Rebuilder {
     return attrs;
   }
 
-  async #writeBack(file: ScannedFile, attrs: AssetAttributes): Promise<void> {
-    await this.deps.attributes
-      .write(file.absolute, attrs)
+  async #writeBack(file: BlobEntry, attrs: AssetAttributes): Promise<void> {
+    await this.#blobs
+      .writeAttributes(file.name, attrs)
       .catch((err: unknown) =>
-        this.deps.logger.warn({ err, file: file.relative }, 'could not write attributes back'),
+        this.deps.logger.warn({ err, file: file.name }, 'could not write attributes back'),
       );
   }
 
@@ -268,10 +277,7 @@ export class Rebuilder {
         rows
           .filter((row) => !row.is_corrupted)
           .map(async (row) => {
-            const exists = await fs
-              .access(toAbsolutePath(this.deps.layout, row.path))
-              .then(() => true)
-              .catch(() => false);
+            const exists = await this.#blobs.stat(row.path).catch(() => undefined);
             if (!exists) await setAssetCorrupted(this.deps.db, row.hash, true);
           }),
       );

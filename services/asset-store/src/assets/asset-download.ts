@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import send from 'send';
 import { assetErrors } from '../errors.js';
 import type { LocatedAsset } from './asset.service.js';
+import { streamBlob } from './blob-download.js';
 import { evaluatePreconditions, rangeApplies, type Validators } from './preconditions.js';
 
 /** Content addressed by its hash never changes: caches may keep it for a year. */
@@ -46,7 +47,8 @@ function setCacheHeaders(res: Response, validators: Validators): void {
 
 /**
  * Streams an asset's file. Preconditions are decided here (RFC 9110, whatever the request's
- * `Cache-Control`); `send` then serves ranges (206/416) and HEAD without a body. Resolves
+ * `Cache-Control`); `send` then serves ranges (206/416) and HEAD without a body (a blob
+ * that is no file here: `streamBlob`, the same way). Resolves
  * once the response is complete; rejects while nothing was sent yet, with an AppError or,
  * for a file gone since it was located, the file system's ENOENT.
  */
@@ -70,12 +72,17 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
     const digest = Buffer.from(asset.contentSha256, 'hex').toString('base64');
     res.setHeader('Repr-Digest', `sha-256=:${digest}:`);
   }
+  const clear = (err: Error): Error => {
+    if (!res.headersSent) for (const name of DOWNLOAD_HEADERS) res.removeHeader(name);
+    return err;
+  };
+  const { absolutePath } = asset;
+  if (absolutePath === undefined) {
+    return streamBlob(req, res, asset, rangeApplies(req.headers, validators), clear);
+  }
   return new Promise<void>((resolve, reject) => {
-    const fail = (err: Error) => {
-      if (!res.headersSent) for (const name of DOWNLOAD_HEADERS) res.removeHeader(name);
-      reject(err);
-    };
-    send(req, asset.absolutePath, {
+    const fail = (err: Error) => reject(clear(err));
+    send(req, absolutePath, {
       // A `Range` under an `If-Range` that does not match gets the whole content.
       acceptRanges: rangeApplies(req.headers, validators),
       cacheControl: false,

@@ -1,12 +1,11 @@
-import type { Stats } from 'node:fs';
-import fs from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
-import type { AssetStorage } from '../storage/asset-storage.js';
+import { blobNotFound, type BlobStore, type ByteRange } from '../storage/blob-store.js';
 import type { FileIdentities } from '../storage/file-identities.js';
-import { toAbsolutePath } from '../storage/layout.js';
+import { toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { toAssetRecord, type AssetRecord } from './asset.model.js';
 import {
   findAssetByHash,
@@ -22,7 +21,13 @@ import { realignAttributes, writeRowAttributes } from './attribute-intents.js';
 /** What reading and changing assets needs from outside. */
 export interface AssetServiceDeps {
   db: Kysely<Database>;
-  storage: AssetStorage;
+  /** Where the assets are. */
+  blobs: BlobStore;
+  /**
+   * Set when the blobs are files under this root: downloads then serve the file by its
+   * path (`send`), as they always have.
+   */
+  layout?: StorageLayout;
   logger: Pick<Logger, 'warn'>;
   /** Told when a reader finds an asset's file gone (the verifier, in the app). */
   missingFiles: MissingFileReporter;
@@ -41,7 +46,12 @@ export interface MissingFileReporter {
 /** An asset whose file is there to be served. */
 export interface LocatedAsset {
   record: AssetRecord;
-  absolutePath: string;
+  /** The blob's name (its path relative to the storage, as indexed). */
+  name: string;
+  /** The file's path, when the assets are files; else `open` is the only way in. */
+  absolutePath?: string;
+  /** The content, or one range of it (ENOENT when the blob went meanwhile). */
+  open(range?: ByteRange): Promise<Readable>;
   /** The physical filename, for `Content-Disposition` when no human name is known. */
   filename: string;
   size: number;
@@ -72,17 +82,13 @@ export class AssetService {
   async locate(hash: string): Promise<LocatedAsset> {
     const row = await findAssetByHash(this.deps.db, hash);
     if (!row) throw assetErrors.notFound();
-    const absolutePath = toAbsolutePath(this.deps.storage.layout, row.path);
-    let stat: Stats;
-    try {
-      stat = await fs.stat(absolutePath);
-    } catch (err) {
-      throw await this.#explainGone(hash, err);
-    }
+    const { blobs, layout } = this.deps;
+    const stat = await blobs.stat(row.path);
+    if (!stat) throw await this.#explainGone(hash, blobNotFound(row.path));
     if (row.is_corrupted) throw assetErrors.corrupted();
     // A file changed since it was verified (or never verified by this process) is hashed
     // before a byte is served: never altered bytes under the original ETag.
-    if (!this.deps.identities.matches(absolutePath, stat)) {
+    if (!this.deps.identities.matches(row.path, stat.version)) {
       const state = await this.deps.missingFiles.verifyAsset(row, 'read');
       if (state === 'missing') throw assetErrors.missingFile();
       if (state !== 'ok') throw assetErrors.corrupted();
@@ -90,7 +96,9 @@ export class AssetService {
     const size = stat.size;
     return {
       record: toAssetRecord(row),
-      absolutePath,
+      name: row.path,
+      ...(layout ? { absolutePath: toAbsolutePath(layout, row.path) } : {}),
+      open: (range) => blobs.read(row.path, range),
       filename: row.path.split('/').pop()!,
       size,
       ...(row.content_sha256 === null ? {} : { contentSha256: row.content_sha256 }),

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import type { AssetStorage } from '../storage/asset-storage.js';
-import { toAbsolutePath } from '../storage/layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import { attributesFromRow } from './asset.model.js';
 import { findAssetByHashForUpdate } from './asset.repository.js';
 import type { AssetRow } from './asset.table.js';
@@ -15,15 +14,15 @@ import {
 /** What writing attributes from rows needs. */
 export interface AttributeWriterDeps {
   db: Kysely<Database>;
-  storage: AssetStorage;
+  /** Where the assets' attributes are written. */
+  blobs: Pick<BlobStore, 'writeAttributes'>;
   logger: Pick<Logger, 'warn'>;
 }
 
 /** Writes a row's metadata to its file's attributes; a missing file is logged, not thrown. */
 export async function writeRowAttributes(deps: AttributeWriterDeps, row: AssetRow): Promise<void> {
-  const file = toAbsolutePath(deps.storage.layout, row.path);
   try {
-    await deps.storage.attributes.write(file, attributesFromRow(row));
+    await deps.blobs.writeAttributes(row.path, attributesFromRow(row));
   } catch (err) {
     // A missing file cannot carry attributes; the row still records the change, and
     // the verifier reports the file as gone.

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { success } from '@svc/envelope';
 import type { Request, Response } from 'express';
 import multer from 'multer';
+import type { BlobStore } from '../storage/blob-store.js';
 import { assetErrors } from '../errors.js';
 import { MAX_DESCRIPTION } from './asset.schemas.js';
 import type { IngestResult, IngestService } from './ingest.service.js';
@@ -15,7 +16,8 @@ import {
 /** What `POST /ingest` needs. */
 export interface IngestHandlerDeps {
   ingest: IngestService;
-  tmpDir: string;
+  /** Where the `file` part is staged (its scratch space). */
+  blobs: Pick<BlobStore, 'stage' | 'discard'>;
   maxUploadBytes: number;
 }
 
@@ -43,7 +45,7 @@ export type IngestHandler = (
 export function ingestHandler(deps: IngestHandlerDeps): IngestHandler {
   const upload = multer({
     storage: new StagingStorageEngine({
-      tmpDir: deps.tmpDir,
+      blobs: deps.blobs,
       maxBytes: deps.maxUploadBytes,
       nextTimestamp: () => deps.ingest.nextTimestamp(),
     }),

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { fileTypeFromBuffer } from 'file-type';
 import { isUniqueViolation, type PipelinedSession } from '@svc/database';
 import type { Kysely } from 'kysely';
@@ -5,11 +6,9 @@ import mime from 'mime-types';
 import type { Database } from '../db/database.js';
 import type { IngestMetrics, IngestRoute } from '../metrics/asset-metrics.js';
 import { assetErrors } from '../errors.js';
-import type { AssetFiles } from '../storage/asset-files.js';
-import type { AssetStorage } from '../storage/asset-storage.js';
 import type { AssetAttributes } from '../storage/attributes.js';
-import { chooseExtension, physicalFilename, toRelativePath } from '../storage/layout.js';
-import { discardFile, stageBuffer, type StagedFile } from '../storage/staged-file.js';
+import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
+import { chooseExtension, physicalFilename } from '../storage/layout.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
 import { decodeFormText } from './form-text.js';
 import { indentLossless, plainNumbers } from './json-numbers.js';
@@ -34,9 +33,8 @@ export interface IngestResult {
 /** What ingest needs from outside. */
 export interface IngestDeps {
   db: Kysely<Database>;
-  storage: AssetStorage;
-  /** Puts staged files into the storage root durably. */
-  files: AssetFiles;
+  /** Stages uploads and puts them, with their attributes, where the assets live. */
+  blobs: BlobStore;
   timestamps: TimestampSource;
   /** Set for an index on a server: the writer's connection; rows then go in during fsyncs. */
   indexSession?: PipelinedSession;
@@ -46,7 +44,7 @@ export interface IngestDeps {
 
 /** An upload the storage engine has staged, with the part's own file name. */
 export interface StagedUpload {
-  staged: StagedFile;
+  staged: StagedBlob;
   originalName?: string;
 }
 
@@ -67,6 +65,16 @@ export class IngestService {
     return this.deps.timestamps.next();
   }
 
+  /** Where assets live: a finished resumable upload on `fs` is staged by a hard link. */
+  get blobKind(): BlobStore['kind'] {
+    return this.deps.blobs.kind;
+  }
+
+  /** Stages a finished local file by streaming it into the blob store's scratch space. */
+  stageFile(timestamp: number, file: string): Promise<StagedBlob> {
+    return this.deps.blobs.stage(timestamp, fs.createReadStream(file, { highWaterMark: 1 << 20 }));
+  }
+
   /** `POST /ingest`: the staged `file` part plus the form's text fields. */
   async ingestUpload(upload: StagedUpload | undefined, form: unknown): Promise<IngestResult> {
     if (!upload) throw assetErrors.missingFilePart();
@@ -77,7 +85,7 @@ export class IngestService {
         throw assetErrors.digestMismatch();
       }
     } catch (err) {
-      await discardFile(upload.staged.tmpPath);
+      await this.deps.blobs.discard(upload.staged);
       throw err;
     }
     return this.ingestStaged(upload.staged, fields, upload.originalName);
@@ -89,7 +97,7 @@ export class IngestService {
    * rules are one code. The staged file is removed on failure.
    */
   async ingestStaged(
-    staged: StagedFile,
+    staged: StagedBlob,
     fields: IngestFields,
     originalName: string | undefined,
     route: Exclude<IngestRoute, 'data'> = 'form',
@@ -103,7 +111,7 @@ export class IngestService {
         (await fileTypeFromBuffer(staged.head))?.mime ??
         'application/octet-stream';
     } catch (err) {
-      await discardFile(staged.tmpPath);
+      await this.deps.blobs.discard(staged);
       throw err;
     }
     // The contract's order: the type's extension (application/octet-stream has `bin`), then
@@ -128,19 +136,18 @@ export class IngestService {
     const ext = mime.extension(mimeType) || 'json';
     const content = indentedJson(data);
     const timestamp = await this.nextTimestamp();
-    const staged = await stageBuffer(this.deps.storage.layout.tmp, timestamp, content);
+    const staged = await this.deps.blobs.stage(timestamp, [content]);
     const result = await this.commit(staged, fields, mimeType, ext);
     this.deps.metrics?.ingested('data', staged.size);
     return result;
   }
 
   private async commit(
-    staged: StagedFile,
+    staged: StagedBlob,
     fields: IngestFields,
     mimeType: string,
     ext: string,
   ): Promise<IngestResult> {
-    const { layout } = this.deps.storage;
     const filename = physicalFilename({
       timestamp: staged.timestamp,
       hash: staged.hash,
@@ -164,15 +171,14 @@ export class IngestService {
     // The file is made durable while the writer inserts its row, which commits only once
     // the file is durable: a crash leaves at worst a file the index does not name yet,
     // never a row whose file is gone. One insert takes every waiting row.
-    const placement = this.deps.files.place(staged.tmpPath, filename, attrs);
-    const relativePath = toRelativePath(layout, placement.finalPath);
+    const placement = this.deps.blobs.place(staged, filename, attrs);
     try {
       await this.#index.insert(
-        rowFromAttributes(attrs, relativePath, staged.size),
+        rowFromAttributes(attrs, placement.name, staged.size),
         placement.durable,
       );
     } catch (err) {
-      if (!(await this.#indexedFromOurFile(err, staged.hash, relativePath))) {
+      if (!(await this.#indexedFromOurFile(err, staged.hash, placement.name))) {
         await placement.undo();
         throw err;
       }

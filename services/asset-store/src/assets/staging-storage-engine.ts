@@ -1,17 +1,19 @@
 import type { Request } from 'express';
 import multer, { type StorageEngine } from 'multer';
 import { assetErrors } from '../errors.js';
-import { discardFile, stageStream, type StagedFile } from '../storage/staged-file.js';
+import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
 
 /** What the engine adds to multer's file object. */
 export interface StagedPart {
+  /** The staged copy's handle (a path under `.tmp/`, an object key). */
   path: string;
   size: number;
-  staged: StagedFile;
+  staged: StagedBlob;
 }
 
 /**
- * A multer storage engine that streams the `file` part into `.tmp/`, hashing as it goes
+ * A multer storage engine that streams the `file` part into the blob store's scratch space
+ * (`.tmp/` on the file system), hashing as it goes
  * (the timestamp is issued when the part starts, because the hash begins with it). It
  * removes its own partial file on any failure (client gone, limit passed),
  * since multer only cleans up parts the engine reported complete.
@@ -19,7 +21,7 @@ export interface StagedPart {
 export class StagingStorageEngine implements StorageEngine {
   constructor(
     private readonly options: {
-      tmpDir: string;
+      blobs: Pick<BlobStore, 'stage' | 'discard'>;
       maxBytes: number;
       nextTimestamp: () => Promise<number>;
     },
@@ -30,17 +32,17 @@ export class StagingStorageEngine implements StorageEngine {
     file: Express.Multer.File,
     callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
   ): void {
-    const { tmpDir, maxBytes, nextTimestamp } = this.options;
+    const { blobs, maxBytes, nextTimestamp } = this.options;
     nextTimestamp()
       .then((timestamp) =>
-        stageStream(tmpDir, timestamp, file.stream, {
+        blobs.stage(timestamp, file.stream, {
           maxBytes,
           error: () => assetErrors.uploadTooLarge(maxBytes),
         }),
       )
       .then(
         (staged) => {
-          const part: StagedPart = { path: staged.tmpPath, size: staged.size, staged };
+          const part: StagedPart = { path: staged.ref, size: staged.size, staged };
           callback(null, part);
         },
         (err: unknown) => {
@@ -55,7 +57,7 @@ export class StagingStorageEngine implements StorageEngine {
     file: Express.Multer.File,
     callback: (error: Error | null) => void,
   ): void {
-    discardFile(file.path).then(
+    this.options.blobs.discard((file as Express.Multer.File & StagedPart).staged).then(
       () => callback(null),
       (err: Error) => callback(err),
     );

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
-import { scanStorage } from '../admin/storage-scan.js';
+import { scanStorage } from '../storage/storage-scan.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { JobGaugeSample } from '../metrics/asset-metrics.js';

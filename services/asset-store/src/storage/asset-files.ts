@@ -26,7 +26,7 @@ export class AssetFiles {
   readonly #rootSync: FolderSync;
 
   constructor(
-    private readonly storage: AssetStorage,
+    private readonly storage: Pick<AssetStorage, 'layout' | 'attributes'>,
     /** Told of each file renamed into the root, so the verifier's watch skips that echo. */
     private readonly ownRenames?: OwnRenames,
   ) {

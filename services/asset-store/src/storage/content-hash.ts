@@ -49,6 +49,20 @@ export async function digestFile(
   return { hash: hash.digest('hex'), sha256: plain.digest('hex') };
 }
 
+/** `digestFile` over a stream (a blob of any backend): asset hash and plain SHA-256. */
+export async function digestStream(
+  stream: AsyncIterable<unknown>,
+  timestamp: number,
+): Promise<{ hash: string; sha256: string }> {
+  const hash = createAssetHash(timestamp);
+  const plain = createHash('sha256');
+  for await (const chunk of stream) {
+    hash.update(chunk as Buffer);
+    plain.update(chunk as Buffer);
+  }
+  return { hash: hash.digest('hex'), sha256: plain.digest('hex') };
+}
+
 /** Hash of an in-memory content, for small values and tests. */
 export function hashBuffer(content: Buffer | string, timestamp: number): string {
   return createAssetHash(timestamp).update(content).digest('hex');

@@ -1,4 +1,3 @@
-import type { Stats } from 'node:fs';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -7,32 +6,28 @@ import { LRUCache } from 'lru-cache';
  */
 const REMEMBERED_FILES = 500_000;
 
-/** What changes when a file's content is changed or replaced: size, inode, mtime, ctime. */
-function identityOf(stat: Stats): string {
-  return `${stat.size}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
-}
-
 /**
- * Each stored file's identity as it was when its content was last verified against its
- * hash. A reader compares a fresh `stat` with it: a file changed since (even within the
+ * Each stored blob's identity (its `BlobStat.version`: size, inode, mtime and ctime of a
+ * file; size and ETag of an object) as it was when its content was last verified against
+ * its hash, by blob name. A reader compares a fresh `stat` with it: a file changed since (even within the
  * moment before the watcher flags it) no longer matches, and is verified again before a
  * byte of it is served.
  */
 export class FileIdentities {
   readonly #verified = new LRUCache<string, string>({ max: REMEMBERED_FILES });
 
-  /** The file's content matched its hash while its `stat` read so. */
-  record(file: string, stat: Stats): void {
-    this.#verified.set(file, identityOf(stat));
+  /** The blob's content matched its hash while its `stat` gave this version. */
+  record(name: string, version: string): void {
+    this.#verified.set(name, version);
   }
 
-  /** True when the file is verified and unchanged since. */
-  matches(file: string, stat: Stats): boolean {
-    return this.#verified.get(file) === identityOf(stat);
+  /** True when the blob is verified and unchanged since. */
+  matches(name: string, version: string): boolean {
+    return this.#verified.get(name) === version;
   }
 
   /** The file is no longer known good. */
-  forget(file: string): void {
-    this.#verified.delete(file);
+  forget(name: string): void {
+    this.#verified.delete(name);
   }
 }

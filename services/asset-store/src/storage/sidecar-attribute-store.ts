@@ -13,6 +13,33 @@ import {
 } from './attributes.js';
 
 /**
+ * A file's sidecar name (filenames are unique, so the base name suffices): `<name>.json`,
+ * or `{timestamp}_{hash}.json` for a name too near the 255-byte cap to take `.json`.
+ */
+export function sidecarName(name: string): string {
+  if (Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES) return `${name}.json`;
+  const identity = parsePhysicalFilename(name);
+  return `${identity ? `${identity.timestamp}_${identity.hash}` : name}.json`;
+}
+
+/** A sidecar's text as attributes; undefined when it is not a readable set. */
+export function parseSidecar(text: string): AssetAttributes | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== 'object') return undefined;
+  const obj = parsed as Record<string, unknown>;
+  return decodeOrUndefined((key) => {
+    const v = obj[key];
+    if (v === undefined || v === null) return undefined;
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  });
+}
+
+/**
  * `.meta/<filename>.json`: the whole set as one JSON object, written atomically. A name at
  * the 255-byte cap leaves no room for `.json`; such a file's sidecar is named after its
  * identity alone, `.meta/{timestamp}_{hash}.json`, which no other sidecar name can be (an
@@ -27,31 +54,12 @@ export class SidecarAttributeStore implements AttributeStore {
 
   /** Where a file's sidecar lives (filenames are unique, so the base name suffices). */
   sidecarPath(file: string): string {
-    const name = path.basename(file);
-    if (Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES) {
-      return path.join(this.metaDir, `${name}.json`);
-    }
-    const identity = parsePhysicalFilename(name);
-    const base = identity ? `${identity.timestamp}_${identity.hash}` : name;
-    return path.join(this.metaDir, `${base}.json`);
+    return path.join(this.metaDir, sidecarName(path.basename(file)));
   }
 
   async read(file: string): Promise<AssetAttributes | undefined> {
     const text = await readIfExists(this.sidecarPath(file));
-    if (text === undefined) return undefined;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    if (!parsed || typeof parsed !== 'object') return undefined;
-    const obj = parsed as Record<string, unknown>;
-    return decodeOrUndefined((key) => {
-      const v = obj[key];
-      if (v === undefined || v === null) return undefined;
-      return typeof v === 'string' ? v : JSON.stringify(v);
-    });
+    return text === undefined ? undefined : parseSidecar(text);
   }
 
   async write(file: string, attrs: AssetAttributes): Promise<void> {

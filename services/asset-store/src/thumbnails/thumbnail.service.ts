@@ -1,11 +1,14 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import type { AssetService } from '../assets/asset.service.js';
+import type { AssetService, LocatedAsset } from '../assets/asset.service.js';
 import { Limiter } from '../concurrency/limiter.js';
 import { SingleFlight } from '../concurrency/single-flight.js';
 import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
+import { discardFile } from '../storage/staged-file.js';
 import { placeholderSvg } from './placeholder.js';
 import { ThumbnailCacheBound } from './thumbnail.cache-bound.js';
 import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
@@ -62,7 +65,8 @@ export class ThumbnailService {
 
   /** The thumbnail of one asset fitting `box`; 404 unknown, 500 corrupted or missing. */
   async get(hash: string, box: Box): Promise<Thumbnail> {
-    const { record, absolutePath: file, filename } = await this.deps.assets.locate(hash);
+    const asset = await this.deps.assets.locate(hash);
+    const { record, filename } = asset;
     const placeholder = () =>
       thumbnail('image/svg+xml', placeholderSvg(extensionOf(filename), box));
     if (!record.mime_type.toLowerCase().startsWith('image/')) return placeholder();
@@ -70,11 +74,15 @@ export class ThumbnailService {
     const cached = thumbnailPath(this.deps.layout, hash, box);
     // The cache is read inside the flight too: a request that missed it while another was
     // rendering would otherwise render a second time once that flight had ended.
-    const jpeg = await this.#flights.do(cached, () => this.#cachedOrRendered(file, cached, box));
+    const jpeg = await this.#flights.do(cached, () => this.#cachedOrRendered(asset, cached, box));
     return jpeg ? thumbnail('image/jpeg', jpeg) : placeholder();
   }
 
-  async #cachedOrRendered(file: string, cached: string, box: Box): Promise<Buffer | undefined> {
+  async #cachedOrRendered(
+    asset: LocatedAsset,
+    cached: string,
+    box: Box,
+  ): Promise<Buffer | undefined> {
     if (this.deps.cacheEnabled) {
       const hit = await readCachedThumbnail(cached);
       if (hit) {
@@ -84,7 +92,7 @@ export class ThumbnailService {
       }
       this.deps.metrics?.cacheMiss();
     }
-    const jpeg = await this.#limiter.run(() => this.#render(file, box));
+    const jpeg = await this.#limiter.run(() => this.#render(asset, box));
     if (jpeg && this.deps.cacheEnabled && this.#bound.fits(jpeg.length)) {
       // A cache that cannot be written costs speed, not correctness: serve the bytes anyway.
       await writeCachedThumbnail(this.deps.layout, cached, jpeg).then(
@@ -95,10 +103,22 @@ export class ThumbnailService {
     return jpeg;
   }
 
-  async #render(file: string, box: Box): Promise<Buffer | undefined> {
+  /** The renderer reads files: a blob that is no file here (S3) is fetched to scratch first. */
+  async #render(asset: LocatedAsset, box: Box): Promise<Buffer | undefined> {
     const started = performance.now();
-    const jpeg = await this.deps.renderer.render(file, box);
+    const jpeg = await this.#renderFile(asset, box);
     if (jpeg) this.deps.metrics?.rendered((performance.now() - started) / 1000);
     return jpeg;
+  }
+
+  async #renderFile(asset: LocatedAsset, box: Box): Promise<Buffer | undefined> {
+    if (asset.absolutePath !== undefined) return this.deps.renderer.render(asset.absolutePath, box);
+    const scratch = path.join(this.deps.layout.tmp, `render-${randomBytes(8).toString('hex')}`);
+    try {
+      await pipeline(await asset.open(), fs.createWriteStream(scratch, { flags: 'wx' }));
+      return await this.deps.renderer.render(scratch, box);
+    } finally {
+      await discardFile(scratch);
+    }
   }
 }

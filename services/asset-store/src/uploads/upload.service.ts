@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decodeFormText } from '../assets/form-text.js';
 import type { IngestService } from '../assets/ingest.service.js';
+import type { StagedBlob } from '../storage/blob-store.js';
 import { assetErrors } from '../errors.js';
 import { createAssetHash } from '../storage/content-hash.js';
 import { fsyncFile } from '../storage/folder-sync.js';
@@ -75,8 +76,35 @@ export class UploadService {
     return (await this.deps.store.readInfo(id))?.asset;
   }
 
+  /** On the file system the finished file becomes the staged one by a hard link: no copy. */
+  async #linkStaged(
+    id: string,
+    source: string,
+    timestamp: number,
+    size: number,
+  ): Promise<StagedBlob> {
+    const { store, stagingDir } = this.deps;
+    const known = store.contentDigest(id, size);
+    // The bytes go to the disk while they are hashed: the ingest's own fsync then finds
+    // nothing left to write, and the completion waits for the longer of the two, not both.
+    const [read] = await Promise.all([
+      readUpload(source, timestamp, known === undefined),
+      fsyncFile(source),
+    ]);
+    const ref = path.join(stagingDir, `${timestamp}-upload-${id}.part`);
+    await fs.promises.link(source, ref);
+    return {
+      ref,
+      timestamp,
+      hash: read.hash,
+      sha256: known ?? read.sha256!,
+      size,
+      head: read.head,
+    };
+  }
+
   async #finish(id: string): Promise<UploadedAsset> {
-    const { store, ingest, stagingDir } = this.deps;
+    const { store, ingest } = this.deps;
     const info = await store.readInfo(id);
     if (!info) throw assetErrors.uploadNotFound();
     if (info.asset) return info.asset;
@@ -86,28 +114,12 @@ export class UploadService {
     const fields = parseInput(uploadMetadataSchema, present, 'metadata');
     const timestamp = await ingest.nextTimestamp();
     const source = store.dataPath(id);
-    const known = store.contentDigest(id, info.size);
-    // The bytes go to the disk while they are hashed: the ingest's own fsync then finds
-    // nothing left to write, and the completion waits for the longer of the two, not both.
-    const [read] = await Promise.all([
-      readUpload(source, timestamp, known === undefined),
-      fsyncFile(source),
-    ]);
-    const tmpPath = path.join(stagingDir, `${timestamp}-upload-${id}.part`);
-    await fs.promises.link(source, tmpPath);
-    const result = await ingest.ingestStaged(
-      {
-        tmpPath,
-        timestamp,
-        hash: read.hash,
-        sha256: known ?? read.sha256!,
-        size: info.size,
-        head: read.head,
-      },
-      fields,
-      fields.filename,
-      'tus',
-    );
+    const staged =
+      ingest.blobKind === 'fs'
+        ? await this.#linkStaged(id, source, timestamp, info.size)
+        : // Another backend (S3): the finished bytes are streamed into its scratch space.
+          await ingest.stageFile(timestamp, source);
+    const result = await ingest.ingestStaged(staged, fields, fields.filename, 'tus');
     const asset = { hash: result.hash, timestamp: result.timestamp };
     await store.markFinished(id, asset);
     return asset;

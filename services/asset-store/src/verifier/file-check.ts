@@ -1,52 +1,49 @@
-import fs from 'node:fs/promises';
-import { digestFile, hashFile } from '../storage/content-hash.js';
+import { createHash } from 'node:crypto';
+import { addAbortSignal } from 'node:stream';
+import type { BlobStore } from '../storage/blob-store.js';
+import { createAssetHash } from '../storage/content-hash.js';
 
 /** What a check of one stored file found. */
 export type FileState = 'ok' | 'mismatch' | 'missing';
 
 /**
- * Recomputes a file's asset hash (streaming) and compares it with the expected one. Once
- * `signal` is aborted it rejects, without looking at the file if it had not begun.
+ * Recomputes a stored blob's asset hash (streaming, through the blob store, on any backend)
+ * and compares it with the expected one; when `withDigest`, the same read also gives the
+ * content's plain SHA-256 (only when intact), for rows stored before digests were kept. Once
+ * `signal` is aborted the read stops at its next chunk and this rejects.
  */
-export async function checkFile(
-  file: string,
+export async function checkBlob(
+  blobs: Pick<BlobStore, 'read'>,
+  name: string,
   timestamp: number,
   expectedHash: string,
-  signal?: AbortSignal,
-  onBytes?: (bytes: number) => void,
-): Promise<FileState> {
-  signal?.throwIfAborted();
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return 'missing';
-    return (await hashFile(file, timestamp, signal, onBytes)) === expectedHash ? 'ok' : 'mismatch';
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return 'missing';
-    throw err;
-  }
-}
-
-/**
- * `checkFile` that also gives the content's plain SHA-256 from the same read, for a row that
- * has none yet (files stored before digests were kept); `sha256` only when the file is intact.
- */
-export async function checkFileWithDigest(
-  file: string,
-  timestamp: number,
-  expectedHash: string,
-  signal?: AbortSignal,
-  onBytes?: (bytes: number) => void,
+  {
+    withDigest = false,
+    signal,
+    onBytes,
+  }: {
+    withDigest?: boolean;
+    signal?: AbortSignal;
+    /** Told each chunk's size as it is hashed (a job's progress). */
+    onBytes?: (bytes: number) => void;
+  } = {},
 ): Promise<{ state: FileState; sha256?: string }> {
   signal?.throwIfAborted();
+  const hash = createAssetHash(timestamp);
+  const plain = withDigest ? createHash('sha256') : undefined;
+  let stream;
   try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile()) return { state: 'missing' };
-    const { hash, sha256 } = await digestFile(file, timestamp, signal, onBytes);
-    return hash === expectedHash ? { state: 'ok', sha256 } : { state: 'mismatch' };
+    stream = await blobs.read(name);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { state: 'missing' };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'missing' };
     throw err;
   }
+  if (signal) addAbortSignal(signal, stream);
+  for await (const chunk of stream) {
+    hash.update(chunk as Buffer);
+    plain?.update(chunk as Buffer);
+    onBytes?.((chunk as Buffer).length);
+  }
+  if (hash.digest('hex') !== expectedHash) return { state: 'mismatch' };
+  return plain ? { state: 'ok', sha256: plain.digest('hex') } : { state: 'ok' };
 }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -8,15 +7,12 @@ import type { AssetRow } from '../assets/asset.table.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AttributeStore } from '../storage/attributes.js';
-import {
-  isInternal,
-  parsePhysicalFilename,
-  toAbsolutePath,
-  type StorageLayout,
-} from '../storage/layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { FsBlobStore } from '../storage/fs-blob-store.js';
+import { isInternal, parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import type { FileIdentities } from '../storage/file-identities.js';
 import type { VerifierMetrics } from '../metrics/asset-metrics.js';
-import { checkFile, checkFileWithDigest, type FileState } from './file-check.js';
+import { checkBlob, type FileState } from './file-check.js';
 import {
   fillContentSha256,
   findAssetsAtOrUnder,
@@ -37,6 +33,8 @@ export interface VerifierDeps {
   db: Kysely<Database>;
   layout: StorageLayout;
   attributes: AttributeStore;
+  /** Where the assets are read and their flags written; the storage root when absent. */
+  blobs?: BlobStore;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Identities of files found intact, for readers to check theirs against. */
   identities?: FileIdentities;
@@ -74,9 +72,11 @@ export class Verifier {
   /** Downloads waiting on a check: a lane of their own, so a scrub never delays them. */
   readonly #readLane = new Limiter(4);
   readonly #stopping = new AbortController();
+  readonly #blobs: BlobStore;
 
   constructor(private readonly deps: VerifierDeps) {
     this.#scrubLane = new Limiter(deps.concurrency ?? 2);
+    this.#blobs = deps.blobs ?? new FsBlobStore(deps);
   }
 
   /**
@@ -94,7 +94,7 @@ export class Verifier {
     lane: 'scrub' | 'change' | 'read' = 'change',
     options: CheckOptions = {},
   ): Promise<FileState> {
-    const file = toAbsolutePath(this.deps.layout, row.path);
+    const file = row.path;
     const limiter =
       lane === 'scrub' ? this.#scrubLane : lane === 'read' ? this.#readLane : this.#changeLane;
     const { signal = this.#stopping.signal, onBytes } = options;
@@ -111,41 +111,43 @@ export class Verifier {
   }
 
   /**
-   * Hashes the file; an intact one's identity is recorded, when it did not change while
+   * Hashes the blob; an intact one's identity is recorded, when it did not change while
    * it was read (the `stat`s before and after agree), for readers to check against.
    */
   async #check(
-    file: string,
+    name: string,
     row: AssetRow,
     signal: AbortSignal,
     onBytes?: (bytes: number) => void,
   ): Promise<FileState> {
     const identities = this.deps.identities;
-    const before = identities && (await fs.promises.stat(file).catch(() => undefined));
-    const state = await this.#read(file, row, signal, onBytes);
+    const before = identities && (await this.#blobs.stat(name).catch(() => undefined));
+    const state = await this.#read(name, row, signal, onBytes);
     if (!identities) return state;
     if (state !== 'ok' || !before) {
-      identities.forget(file);
+      identities.forget(name);
       return state;
     }
-    identities.record(file, before);
-    const after = await fs.promises.stat(file).catch(() => undefined);
-    if (!after || !identities.matches(file, after)) identities.forget(file);
+    identities.record(name, before.version);
+    const after = await this.#blobs.stat(name).catch(() => undefined);
+    if (!after || !identities.matches(name, after.version)) identities.forget(name);
     return state;
   }
 
-  /** Hashes the file; one stored before digests were kept gets its digest from the same read. */
+  /** Hashes the blob; one stored before digests were kept gets its digest from the same read. */
   async #read(
-    file: string,
+    name: string,
     row: AssetRow,
     signal: AbortSignal,
     onBytes?: (bytes: number) => void,
   ): Promise<FileState> {
-    if (row.content_sha256 !== null) {
-      return checkFile(file, row.timestamp, row.hash, signal, onBytes);
-    }
-    const found = await checkFileWithDigest(file, row.timestamp, row.hash, signal, onBytes);
-    if (found.sha256 !== undefined) await this.#fillDigest(row.hash, file, found.sha256);
+    const withDigest = row.content_sha256 === null;
+    const found = await checkBlob(this.#blobs, name, row.timestamp, row.hash, {
+      withDigest,
+      signal,
+      onBytes,
+    });
+    if (found.sha256 !== undefined) await this.#fillDigest(row.hash, name, found.sha256);
     return found.state;
   }
 
@@ -156,24 +158,19 @@ export class Verifier {
    */
   async flagIfMissing(row: AssetRow): Promise<void> {
     if (row.is_corrupted) return;
-    const file = toAbsolutePath(this.deps.layout, row.path);
-    const gone = await fs.promises.stat(file).then(
-      () => false,
-      (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR',
-    );
-    if (gone) await this.#flag(row.hash, file, 'missing');
+    if (!(await this.#blobs.stat(row.path))) await this.#flag(row.hash, row.path, 'missing');
   }
 
   /**
    * Index and attribute in one transaction: the update holds the row's lock while the
    * attributes are written, so a PATCH (which takes the same lock) cannot interleave.
    */
-  async #fillDigest(hash: string, file: string, sha256: string): Promise<void> {
+  async #fillDigest(hash: string, name: string, sha256: string): Promise<void> {
     await this.deps.db.transaction().execute(async (trx) => {
       const row = await fillContentSha256(trx, hash, sha256);
       if (!row) return;
       try {
-        await this.deps.attributes.write(file, attributesFromRow(row));
+        await this.#blobs.writeAttributes(name, attributesFromRow(row));
       } catch (err) {
         // The index has it; the attribute copy is written again by the next change or rebuild.
         this.deps.logger.warn({ err, hash }, 'could not write the content digest to the file');
@@ -181,7 +178,7 @@ export class Verifier {
     });
   }
 
-  async #flag(hash: string, file: string, state: FileState): Promise<void> {
+  async #flag(hash: string, name: string, state: FileState): Promise<void> {
     const corrupt = state !== 'ok';
     const row = await setAssetCorrupted(this.deps.db, hash, corrupt);
     if (!row) return;
@@ -192,7 +189,7 @@ export class Verifier {
     );
     if (state === 'missing') return;
     try {
-      await this.deps.attributes.write(file, attributesFromRow(row));
+      await this.#blobs.writeAttributes(name, attributesFromRow(row));
     } catch (err) {
       // The row carries the flag; the attribute copy is refreshed by the next check.
       this.deps.logger.warn({ err, hash }, 'could not write the corrupted flag to the file');

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isInternal, toRelativePath, type StorageLayout } from '../storage/layout.js';
+import { isInternal, toRelativePath, type StorageLayout } from './layout.js';
 
 /** One regular file found under the storage root. */
 export interface ScannedFile {
@@ -37,10 +37,4 @@ export async function* scanStorage(
       } else if (entry.isFile()) yield { absolute, relative };
     }
   }
-}
-
-/** True when the root holds at least one file that could be an asset. */
-export async function hasStoredFiles(layout: StorageLayout): Promise<boolean> {
-  for await (const _file of scanStorage(layout)) return true;
-  return false;
 }

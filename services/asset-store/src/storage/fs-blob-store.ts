@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import type fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { scanStorage } from './storage-scan.js';
+import { AssetFiles } from './asset-files.js';
+import type { AssetStorage } from './asset-storage.js';
+import type { AssetAttributes } from './attributes.js';
+import {
+  blobNotFound,
+  type BlobEntry,
+  type BlobName,
+  type BlobPlacement,
+  type BlobStat,
+  type BlobStore,
+  type ByteRange,
+  type ListOptions,
+  type StagedBlob,
+} from './blob-store.js';
+import { toAbsolutePath, toRelativePath } from './layout.js';
+import type { OwnRenames } from './own-renames.js';
+import { discardFile, stageStream, type SizeLimit } from './staged-file.js';
+
+/** What changes when a file's content is changed or replaced (as `FileIdentities` reads it). */
+function statOf(stat: fs.Stats): BlobStat {
+  return {
+    size: stat.size,
+    version: `${stat.size}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`,
+    modifiedMs: stat.mtimeMs,
+  };
+}
+
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * The storage root as a blob store: today's behaviour, delegated to the code that has it.
+ * Staging streams into this process's folder under `.tmp/` (`stageStream`); placing writes
+ * the attributes (xattrs, or a `.meta/` sidecar), fsyncs, renames and fsyncs the folder
+ * (`AssetFiles`); the cache is `.thumbs/`.
+ */
+export class FsBlobStore implements BlobStore {
+  readonly kind = 'fs';
+  readonly #files: AssetFiles;
+
+  constructor(
+    private readonly storage: Pick<AssetStorage, 'layout' | 'attributes'>,
+    ownRenames?: OwnRenames,
+  ) {
+    this.#files = new AssetFiles(storage, ownRenames);
+  }
+
+  #path(name: BlobName): string {
+    return toAbsolutePath(this.storage.layout, name);
+  }
+
+  async stage(
+    timestamp: number,
+    source: AsyncIterable<Buffer> | Iterable<Buffer>,
+    limit?: SizeLimit,
+  ): Promise<StagedBlob> {
+    const { tmpPath, ...staged } = await stageStream(
+      this.storage.layout.tmp,
+      timestamp,
+      source,
+      limit,
+    );
+    return { ref: tmpPath, ...staged };
+  }
+
+  discard(staged: StagedBlob): Promise<void> {
+    return discardFile(staged.ref);
+  }
+
+  place(staged: StagedBlob, name: BlobName, attrs: AssetAttributes): BlobPlacement {
+    const placement = this.#files.place(staged.ref, name, attrs);
+    return {
+      name: toRelativePath(this.storage.layout, placement.finalPath),
+      durable: placement.durable,
+      undo: () => placement.undo(),
+    };
+  }
+
+  async stat(name: BlobName): Promise<BlobStat | undefined> {
+    try {
+      const stat = await fsp.stat(this.#path(name));
+      return stat.isFile() ? statOf(stat) : undefined;
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async read(name: BlobName, range?: ByteRange): Promise<Readable> {
+    let handle: fsp.FileHandle;
+    try {
+      // Opened first, so a missing file rejects here rather than on the stream.
+      handle = await fsp.open(this.#path(name), 'r');
+    } catch (err) {
+      if (isGone(err)) throw blobNotFound(name);
+      throw err;
+    }
+    // A folder opens too on Linux; only a regular file is a blob.
+    if (!(await handle.stat()).isFile()) {
+      await handle.close();
+      throw blobNotFound(name);
+    }
+    return handle.createReadStream({
+      start: range?.start,
+      end: range?.end,
+      highWaterMark: 1 << 20,
+    });
+  }
+
+  async *list({ topLevel = false, accept }: ListOptions = {}): AsyncIterable<BlobEntry> {
+    for await (const file of scanStorage(this.storage.layout, { recursive: !topLevel })) {
+      if (accept && !accept(file.relative)) continue;
+      const stat = await fsp.stat(file.absolute).catch((err: unknown) => {
+        if (isGone(err)) return undefined;
+        throw err;
+      });
+      // Gone between the listing and the stat: it is not there any more.
+      if (stat) yield { name: file.relative, ...statOf(stat) };
+    }
+  }
+
+  async readAttributes(name: BlobName): Promise<AssetAttributes | undefined> {
+    try {
+      return await this.storage.attributes.read(this.#path(name));
+    } catch (err) {
+      // The attribute store reads a file's own xattrs: no file, no attributes.
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  writeAttributes(name: BlobName, attrs: AssetAttributes): Promise<void> {
+    return this.storage.attributes.write(this.#path(name), attrs);
+  }
+
+  async delete(name: BlobName): Promise<void> {
+    const file = this.#path(name);
+    await this.storage.attributes.remove(file);
+    await discardFile(file);
+  }
+
+  async readCached(name: string): Promise<Buffer | undefined> {
+    try {
+      return await fsp.readFile(path.join(this.storage.layout.thumbs, name));
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Written under `.tmp/` and renamed into place, as `writeCachedThumbnail` does. */
+  async writeCached(name: string, content: Buffer): Promise<void> {
+    const { thumbs, tmp } = this.storage.layout;
+    await fsp.mkdir(thumbs, { recursive: true });
+    await fsp.mkdir(tmp, { recursive: true });
+    const temp = path.join(tmp, `cache-${randomBytes(8).toString('hex')}`);
+    await fsp.writeFile(temp, content);
+    try {
+      await fsp.rename(temp, path.join(thumbs, name));
+    } catch (err) {
+      await discardFile(temp);
+      throw err;
+    }
+  }
+
+  async removeCached(prefix: string): Promise<void> {
+    const { thumbs } = this.storage.layout;
+    let names: string[];
+    try {
+      names = await fsp.readdir(thumbs);
+    } catch (err) {
+      if (isGone(err)) return;
+      throw err;
+    }
+    await Promise.all(
+      names
+        .filter((n) => n.startsWith(prefix))
+        .map((n) => fsp.rm(path.join(thumbs, n), { force: true })),
+    );
+  }
+}

@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { AssetStorage } from './asset-storage.js';
+import type { BlobStore } from './blob-store.js';
+import { FsBlobStore } from './fs-blob-store.js';
+import type { OwnRenames } from './own-renames.js';
+import { s3SettingsFrom, type S3ConfigKeys } from './s3-client.js';
+import { S3BlobStore } from './s3-blob-store.js';
+
+/** The configuration's choice of backend (contract: `storage_backend`, `s3_*`). */
+export interface BlobStoreConfig extends S3ConfigKeys {
+  storage_backend: 'fs' | 's3';
+}
+
+/**
+ * The blob store the configuration names: the storage root, or the S3 bucket (created when
+ * absent, its unfinished uploads aborted and staged leftovers removed, as the start logs).
+ */
+export async function openBlobStore(
+  config: BlobStoreConfig,
+  storage: AssetStorage,
+  ownRenames: OwnRenames,
+  logger: Pick<Logger, 'info'>,
+): Promise<BlobStore> {
+  if (config.storage_backend === 'fs') return new FsBlobStore(storage, ownRenames);
+  const settings = s3SettingsFrom(config);
+  const { store, aborted, swept } = await S3BlobStore.open(settings);
+  logger.info(
+    { bucket: settings.bucket, prefix: settings.prefix, aborted, swept },
+    'assets are kept on S3',
+  );
+  return store;
+}

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { StagedBlob } from './blob-store.js';
+import { createAssetHash } from './content-hash.js';
+import type { SizeLimit } from './staged-file.js';
+
+/** Enough leading bytes for file-type to recognise any format it knows. */
+const HEAD_BYTES = 4100;
+
+/**
+ * Multipart part size and parts in flight: an upload holds at most about
+ * PART_BYTES × (QUEUE + 1) in memory, whatever its length. 5 MiB is S3's smallest part.
+ */
+const PART_BYTES = 5 << 20;
+const QUEUE = 2;
+
+/**
+ * Destroys a source with the reason the stage failed. The rejection carries that error too,
+ * so a source nobody listens to must not turn it into an uncaught 'error' event.
+ */
+function destroyWith(source: Readable, err: Error): void {
+  if (source.listenerCount('error') === 0) source.once('error', () => undefined);
+  source.destroy(err);
+}
+
+/**
+ * `S3BlobStore.stage`: streams `source` to the object `ref` (a multipart upload through
+ * lib-storage once past one part, with bounded memory), hashing as it goes. On any failure
+ * the upload is aborted and the object removed before a stream source is destroyed with
+ * the reason, and the reason is rethrown.
+ */
+export async function stageUpload(
+  target: { client: S3Client; bucket: string; ref: string },
+  timestamp: number,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+  limit?: SizeLimit,
+): Promise<StagedBlob> {
+  const { ref } = target;
+  const hash = createAssetHash(timestamp);
+  const contentHash = createHash('sha256');
+  let head = Buffer.alloc(0);
+  let size = 0;
+  // The first failure of the source or the limit: lib-storage wraps what the body throws.
+  let failure: unknown;
+  // Leaving the loop must not destroy a stream source: its listener (multer) answers as
+  // soon as it is destroyed, so that waits until the upload is aborted, and then carries
+  // the real reason rather than a bare AbortError.
+  const chunks = source instanceof Readable ? source.iterator({ destroyOnReturn: false }) : source;
+  const body = Readable.from(
+    (async function* () {
+      try {
+        for await (const chunk of chunks as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (limit && size > limit.maxBytes) throw limit.error();
+          hash.update(chunk);
+          contentHash.update(chunk);
+          if (head.length < HEAD_BYTES) {
+            head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+          }
+          yield chunk;
+        }
+      } catch (err) {
+        failure ??= err;
+        throw err;
+      }
+    })(),
+  );
+  const upload = new Upload({
+    client: target.client,
+    params: { Bucket: target.bucket, Key: ref, Body: body },
+    partSize: PART_BYTES,
+    queueSize: QUEUE,
+    // A failed multipart upload is aborted, so its parts do not linger.
+    leavePartsOnError: false,
+  });
+  try {
+    await upload.done();
+  } catch (err) {
+    failure ??= err;
+    body.destroy();
+    // A single-part put may have completed as the body failed; nothing may stay.
+    await target.client
+      .send(new DeleteObjectCommand({ Bucket: target.bucket, Key: ref }))
+      .catch(() => undefined);
+    // Only now: the upload is aborted and nothing is left when the listener answers.
+    if (source instanceof Readable) destroyWith(source, failure as Error);
+    throw failure;
+  }
+  return {
+    ref,
+    timestamp,
+    hash: hash.digest('hex'),
+    sha256: contentHash.digest('hex'),
+    size,
+    head,
+  };
+}
