@@ -63,6 +63,7 @@ export const jobOpenApi: OpenApiFeature = {
   paths: {
     [BASE]: {
       post: {
+        operationId: 'startJob',
         summary: 'Start a verify or rebuild job; answers at once with the job',
         security,
         requestBody: {
@@ -104,6 +105,7 @@ export const jobOpenApi: OpenApiFeature = {
         },
       },
       get: {
+        operationId: 'listJobs',
         summary: 'The 50 most recent jobs, newest first',
         security,
         responses: {
@@ -114,6 +116,7 @@ export const jobOpenApi: OpenApiFeature = {
     },
     [`${BASE}/{id}`]: {
       get: {
+        operationId: 'getJob',
         summary: 'One job, with live progress while it runs',
         security,
         parameters: [idParameter],
@@ -123,6 +126,7 @@ export const jobOpenApi: OpenApiFeature = {
         },
       },
       delete: {
+        operationId: 'cancelJob',
         summary: 'Cancel a running job; answers once it has stopped (an ended job as it is)',
         security,
         parameters: [idParameter],
