@@ -154,19 +154,23 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
     const fail = (why: string, text = '') => {
       throw new Error(`${op.key} answered ${status}: ${why}\n  body: ${text.slice(0, 500)}`);
     };
+    // An event stream never ends: its body is not read, whatever the verdict.
+    const isStream = (res.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    const bodyText = async () =>
+      isStream ? (await res.body?.cancel(), '(event stream)') : res.text();
     if (res.status >= 500 && !(res.status === 501 && op.responses['501'])) {
-      fail('a server error', await res.text());
+      fail('a server error', await bodyText());
     }
     if (res.status === 400 && req.mutation === undefined && !options.mayRefuseValid?.[op.key]) {
-      fail('a request the document allows was refused', await res.text());
+      fail('a request the document allows was refused', await bodyText());
     }
     const refused = req.mutation === undefined ? undefined : refusal(req, checkSchema);
     if (refused && res.status >= 200 && res.status < 300) {
-      fail(`a request the document refuses (${refused}) was accepted`, await res.text());
+      fail(`a request the document refuses (${refused}) was accepted`, await bodyText());
     }
     const documented =
       op.responses[status] ?? op.responses[`${status[0]}XX`] ?? op.responses.default;
-    if (!documented) fail('a status the document does not list', await res.text());
+    if (!documented) fail('a status the document does not list', await bodyText());
     if (op.method === 'HEAD') return;
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type === 'text/event-stream') {

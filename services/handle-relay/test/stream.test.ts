@@ -146,6 +146,17 @@ describe('opening GET /v1/inbox/{handle}/stream', () => {
       error: { code: 'bad_request', message: 'since must be a non-negative integer' },
     });
   });
+
+  it('answers 400 for a malformed since even when Last-Event-ID (which wins) is valid', async () => {
+    const alice = await registerHandle(t.app, t.config.server);
+    const res = await request(t.app)
+      .get(streamPath(alice, '&since=1&since=2'))
+      .set('Last-Event-ID', '5')
+      .expect(400);
+    expect(res.body).toEqual({
+      error: { code: 'bad_request', message: 'since must be a non-negative integer' },
+    });
+  });
 });
 
 describe('live delivery', () => {

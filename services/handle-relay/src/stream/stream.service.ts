@@ -25,6 +25,10 @@ export interface StreamRequest {
 }
 
 function resumePoint(r: StreamRequest): number | undefined {
+  // A `since` given is checked even when Last-Event-ID wins: a malformed one is a mistake.
+  if (r.since !== undefined && !resumeCursor.safeParse(r.since).success) {
+    throw relayErrors.invalidResumePoint('since');
+  }
   // An empty Last-Event-ID is what a client sends when it has seen no event yet.
   const raw = r.lastEventId || r.since;
   if (raw === undefined) return undefined;
