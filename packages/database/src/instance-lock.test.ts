@@ -7,6 +7,8 @@ instanceLockContract('in-process', () => {
   return [lock, lock];
 });
 
+// Skipped on the embedded database: it is one process per folder, so only a server has
+// locks that several processes share (the in-process lock is tested above).
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 onServer('on a PostgreSQL server', () => {
   let testDb: TestDatabase;

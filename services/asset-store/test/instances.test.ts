@@ -116,6 +116,8 @@ function storeLooseFiles(count: number, size: number): void {
   }
 }
 
+// Skipped on the embedded database: several instances need a PostgreSQL server (the
+// embedded one refuses a second process, tested below).
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 
 onServer('two instances on one PostgreSQL database and one storage folder', () => {
