@@ -131,14 +131,15 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       await page.evaluate(
         "const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight)",
       );
-      await page.locator('.grid .cell[data-hash]').first().waitFor();
-      const last = await page.locator('.grid .cell[data-hash]').last().getAttribute('data-hash');
       const oldest = await world.t.index.db
         .selectFrom('asset')
         .select('hash')
         .orderBy('timestamp', 'asc')
         .limit(1)
         .executeTakeFirstOrThrow();
+      // The rows of the old position stay until the last page arrives: wait for the oldest.
+      await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
+      const last = await page.locator('.grid .cell[data-hash]').last().getAttribute('data-hash');
       expect(last).toBe(oldest.hash);
       expect(world.outside).toEqual([]);
     },

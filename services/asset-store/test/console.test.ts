@@ -218,6 +218,10 @@ describeInBrowser()('the console in Chromium', () => {
       const saved = await download.path();
       expect(fs.readFileSync(saved, 'utf8')).toBe('{"total": 12}');
       await dialog.getByRole('button', { name: 'Close' }).click();
+      // Close goes back in history, which lands after the click: wait for it, or the next
+      // navigation is cut off by it.
+      await page.waitForURL('**/console/?include_corrupted=true');
+      await dialog.waitFor({ state: 'hidden' });
     },
     BROWSER_TIMEOUT_MS,
   );

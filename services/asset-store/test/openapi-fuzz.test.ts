@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fuzzOpenApi, type FuzzRequest } from '@svc/testing/openapi-fuzz';
 import sharp from 'sharp';
 import { ingestData, ingestFile } from './asset-helpers.js';
+import { buildConsole } from './console-harness.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 /** Fixed, so every CI run sends the same requests; set it to explore further. */
@@ -16,16 +18,19 @@ const INGEST = 'POST /api/v1/can/0/ingest';
 let t: TestApp;
 let server: http.Server;
 let baseUrl: string;
+let consoleDir: string;
 /** Assets every operation is given, and others only purges take (so these stay). */
 const hashes: string[] = [];
 const disposable: string[] = [];
 beforeAll(async () => {
+  // A built console, as `pnpm build` leaves it: without one `/console/` answers its 503.
+  consoleDir = buildConsole('fuzz');
   // Small limits, so huge values reach the 413s quickly.
-  t = await createTestApp('openapi_fuzz', {
-    admin_token: ADMIN_TOKEN,
-    max_upload_bytes: 65_536,
-    max_json_bytes: 262_144,
-  });
+  t = await createTestApp(
+    'openapi_fuzz',
+    { admin_token: ADMIN_TOKEN, max_upload_bytes: 65_536, max_json_bytes: 262_144 },
+    { consoleDir },
+  );
   server = await new Promise<http.Server>((resolve) => {
     const s = http.createServer(t.app).listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -44,6 +49,7 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   await t.close();
+  fs.rmSync(consoleDir, { recursive: true, force: true });
 });
 
 /** What a valid request needs beyond its schema: purges take disposable assets, and a

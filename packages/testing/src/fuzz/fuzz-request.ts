@@ -148,6 +148,10 @@ export function mutated(valid: FuzzRequest): fc.Arbitrary<FuzzRequest> {
   const all = slots(valid);
   const queryNames = Object.keys(valid.query);
   const someSlot = all.length ? fc.constantFrom(...all) : fc.constant(undefined);
+  // A path without its parameter is another URL, perhaps another operation (`/jobs/` is the
+  // job list), not this operation missing a field; only the other slots go missing.
+  const droppable = all.filter((slot) => slot.where !== 'path');
+  const droppableSlot = droppable.length ? fc.constantFrom(...droppable) : fc.constant(undefined);
   const extraSlot = fc
     .constantFrom<Slot['where']>('query', 'headers', 'body')
     .map((where): Slot => ({ where, name: where === 'headers' ? 'x-fuzz-extra' : 'fuzz_extra' }));
@@ -161,7 +165,7 @@ export function mutated(valid: FuzzRequest): fc.Arbitrary<FuzzRequest> {
       .map(([slot, v]) =>
         slot ? set(valid, slot, v, `wrong type for ${slot.where}.${slot.name}`) : valid,
       ),
-    someSlot.map((slot) =>
+    droppableSlot.map((slot) =>
       slot ? set(valid, slot, undefined, `missing ${slot.where}.${slot.name}`) : valid,
     ),
     fc
