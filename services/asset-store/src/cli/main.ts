@@ -17,7 +17,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
-const code = await runCli(process.argv.slice(2), {
+// `pnpm cli -- upload …`, the npm habit, hands the `--` on under pnpm 10: it is not an argument.
+const args = process.argv.slice(2);
+if (args[0] === '--') args.shift();
+const code = await runCli(args, {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   binaryOut: process.stdout,
