@@ -53,6 +53,16 @@ describe('asset-store ls and search', () => {
     ]);
   });
 
+  it('takes a leading -- as pnpm 10 passes it on (`pnpm cli -- ls`), not as an argument', async () => {
+    const run = await runCli(['--', 'ls', '--json'], { env });
+    expect(run).toEqual({
+      code: 0,
+      out: expect.any(String) as string,
+      err: '',
+    });
+    expect(jsonLines(run.out).map((m) => m.hash)).toEqual([data.hash, notes.hash, photo.hash]);
+  });
+
   it('ls --all follows the timestamp cursor page after page', async () => {
     const run = await runCli(['ls', '--json', '--all', '--limit', '1', '--order', 'asc'], { env });
     expect(run.code).toBe(0);
