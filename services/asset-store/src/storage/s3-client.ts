@@ -63,11 +63,15 @@ const NETWORK_WORDS = new RegExp(`\\b(${NETWORK_CODES.join('|')})\\b|socket hang
 
 /**
  * True when S3 could not be reached or said it cannot serve now: a network failure, a
- * timeout, or a 5xx (S3's InternalError, SlowDown, a gateway's 502/503/504) once the SDK's
+ * timeout, or a 5xx but 501 (S3's InternalError, SlowDown, a gateway's 502/503/504) once the SDK's
  * own retries are spent. A client error (4xx) is not: retrying would not help.
  */
 export function isStorageUnavailable(err: unknown): boolean {
-  if (err instanceof S3ServiceException) return (err.$metadata.httpStatusCode ?? 0) >= 500;
+  if (err instanceof S3ServiceException) {
+    const status = err.$metadata.httpStatusCode ?? 0;
+    // 501: a feature the gateway lacks, which no retry brings.
+    return status >= 500 && status !== 501;
+  }
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string') return NETWORK_CODES.includes(code);
