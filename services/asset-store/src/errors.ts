@@ -73,6 +73,14 @@ export const assetErrors = {
     }),
   /** The index's database does not answer now: 503 with `Retry-After`. */
   databaseUnavailable: () => errors.databaseUnavailable(),
+  /**
+   * The blob store (S3) does not answer or answers that it cannot now (refused, reset,
+   * timed out, a 5xx): 503 with the same `Retry-After` as a database outage.
+   */
+  storageUnavailable: () =>
+    new AppError(503, 'unavailable', 'the storage is unavailable: try again shortly', {
+      'Retry-After': errors.databaseUnavailable().headers['Retry-After']!,
+    }),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** `POST /admin/jobs` while a job of that kind runs: one of a kind at a time. */

@@ -31,6 +31,7 @@ import {
   isNotFound,
   type S3Settings,
 } from './s3-client.js';
+import { S3Leftovers } from './s3-leftovers.js';
 import { stageUpload } from './s3-staging.js';
 import { parseSidecar, sidecarName } from './sidecar-attribute-store.js';
 import type { SizeLimit } from './staged-file.js';
@@ -52,12 +53,16 @@ function copySource(bucket: string, key: string): string {
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3';
+  /** Removals an outage held up, retried until S3 answers. */
+  readonly leftovers: S3Leftovers;
 
   private constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.leftovers = new S3Leftovers(client, bucket);
+  }
 
   /**
    * Prepares the bucket for serving: creates it when absent, aborts unfinished multipart
@@ -98,11 +103,13 @@ export class S3BlobStore implements BlobStore {
     limit?: SizeLimit,
   ): Promise<StagedBlob> {
     const ref = this.#key(`.tmp/${PROCESS_TAG}/${timestamp}-${randomBytes(4).toString('hex')}`);
-    return stageUpload({ client: this.client, bucket: this.bucket, ref }, timestamp, source, limit);
+    const target = { client: this.client, bucket: this.bucket, ref, leftovers: this.leftovers };
+    return stageUpload(target, timestamp, source, limit);
   }
 
+  /** Never fails: while S3 is unreachable the staged object is removed later. */
   discard(staged: StagedBlob): Promise<void> {
-    return this.#deleteKey(staged.ref);
+    return this.leftovers.removeStaged(staged.ref);
   }
 
   place(staged: StagedBlob, name: BlobName, attrs: AssetAttributes): BlobPlacement {
@@ -125,10 +132,12 @@ export class S3BlobStore implements BlobStore {
     return {
       name,
       durable,
+      // The copy may have succeeded with its answer lost: the object goes too, now or
+      // once S3 is back (its row was never committed).
       undo: async () => {
         await durable.catch(() => undefined);
-        await this.delete(name).catch(() => undefined);
-        await this.#deleteKey(staged.ref).catch(() => undefined);
+        await this.leftovers.remove(`asset:${name}`, () => this.delete(name));
+        await this.leftovers.removeStaged(staged.ref);
       },
     };
   }
@@ -290,6 +299,7 @@ export class S3BlobStore implements BlobStore {
 
   /** Closes the client's connections. */
   close(): void {
+    this.leftovers.close();
     this.client.destroy();
   }
 }

@@ -8,6 +8,7 @@ import {
   S3ServiceException,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
+import { assetErrors } from '../errors.js';
 
 /** Where the blobs live on S3 (contract: `s3_*` settings). */
 export interface S3Settings {
@@ -43,9 +44,64 @@ export function s3SettingsFrom(config: S3ConfigKeys): S3Settings {
   };
 }
 
+/** How long a connection to S3 may take to open: past it, the request fails (and is retried). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Node's words for a peer that cannot be reached or went away mid-request. */
+const NETWORK_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+];
+const NETWORK_WORDS = new RegExp(`\\b(${NETWORK_CODES.join('|')})\\b|socket hang up`);
+
+/**
+ * True when S3 could not be reached or said it cannot serve now: a network failure, a
+ * timeout, or a 5xx but 501 (S3's InternalError, SlowDown, a gateway's 502/503/504) once the SDK's
+ * own retries are spent. A client error (4xx) is not: retrying would not help.
+ */
+export function isStorageUnavailable(err: unknown): boolean {
+  if (err instanceof S3ServiceException) {
+    const status = err.$metadata.httpStatusCode ?? 0;
+    // 501: a feature the gateway lacks, which no retry brings.
+    return status >= 500 && status !== 501;
+  }
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') return NETWORK_CODES.includes(code);
+  if (err.name === 'TimeoutError') return true;
+  // An error thrown in another realm (Node's own, seen from a VM context such as Jest's)
+  // reaches us rewrapped by the SDK's retry layer with only its message.
+  return NETWORK_WORDS.test(err.message);
+}
+
+/**
+ * The client's outermost step: an outage, once retried, becomes the catalogue's 503, so
+ * every caller (ingest, downloads, lib-storage's uploads) answers it the same way.
+ */
+function storageOutageAs503(client: S3Client): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (err) {
+        if (!isStorageUnavailable(err)) throw err;
+        throw Object.assign(assetErrors.storageUnavailable(), { cause: err });
+      }
+    },
+    { step: 'initialize', priority: 'high', name: 'storageOutageAs503' },
+  );
+}
+
 /** A client for these settings. */
 export function createS3Client(settings: S3Settings): S3Client {
-  return new S3Client({
+  const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
     forcePathStyle: settings.forcePathStyle,
@@ -54,7 +110,11 @@ export function createS3Client(settings: S3Settings): S3Client {
     // refuse the SDK's default trailing CRC checksums on streamed bodies.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // A gateway that drops packets rather than refusing must not hold an ingest forever.
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS },
   });
+  storageOutageAs503(client);
+  return client;
 }
 
 /** True for S3's "no such key/bucket/upload" answers, whatever the gateway calls them. */

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { StagedBlob } from './blob-store.js';
 import { createAssetHash } from './content-hash.js';
+import type { S3Leftovers } from './s3-leftovers.js';
 import type { SizeLimit } from './staged-file.js';
 
 /** Enough leading bytes for file-type to recognise any format it knows. */
@@ -32,7 +33,7 @@ function destroyWith(source: Readable, err: Error): void {
  * the reason, and the reason is rethrown.
  */
 export async function stageUpload(
-  target: { client: S3Client; bucket: string; ref: string },
+  target: { client: S3Client; bucket: string; ref: string; leftovers: S3Leftovers },
   timestamp: number,
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   limit?: SizeLimit,
@@ -62,7 +63,10 @@ export async function stageUpload(
           yield chunk;
         }
       } catch (err) {
-        failure ??= err;
+        // An AbortError is the source closed under us once the upload gave up on the body
+        // (S3 gone): the upload's own error is then the reason.
+        // (By name: Node's own errors are of another realm under Jest.)
+        if ((err as { name?: unknown } | null)?.name !== 'AbortError') failure ??= err;
         throw err;
       }
     })(),
@@ -80,10 +84,9 @@ export async function stageUpload(
   } catch (err) {
     failure ??= err;
     body.destroy();
-    // A single-part put may have completed as the body failed; nothing may stay.
-    await target.client
-      .send(new DeleteObjectCommand({ Bucket: target.bucket, Key: ref }))
-      .catch(() => undefined);
+    // A single-part put may have completed as the body failed, and lib-storage's abort
+    // fails while S3 is unreachable; nothing may stay, now or once S3 is back.
+    await target.leftovers.removeStaged(ref);
     // Only now: the upload is aborted and nothing is left when the listener answers.
     if (source instanceof Readable) destroyWith(source, failure as Error);
     throw failure;
