@@ -61,7 +61,11 @@ interface LargePair {
   serviceCpu: number;
 }
 
-/** One pair of 1 GiB rounds: upload by the SDK, ingest by the service, then both downloads. */
+/**
+ * One pair of 1 GiB rounds: the SDK's upload and download, then the service's ingest and
+ * download. Each side's object is deleted before the other side starts: the Ceph tool's
+ * gateway keeps objects in memory, and the service's ingest holds a staged copy as well.
+ */
 async function largePair(
   client: S3Client,
   bucket: string,
@@ -72,6 +76,8 @@ async function largePair(
   const rss = new RssSampler(pid);
   await settle(pid);
   const uploadMs = await plainUpload(client, bucket, 'plain/large', file);
+  const plain = await plainDownload(client, bucket, 'plain/large');
+  await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'plain/large' }));
   await settle(pid);
   const before = rss.start();
   const cpu = cpuSeconds(pid);
@@ -79,14 +85,11 @@ async function largePair(
   const serviceCpu = cpuSeconds(pid) - cpu;
   const rssGrowth = rss.stop() - before;
   await settle(pid);
-  const plain = await plainDownload(client, bucket, 'plain/large');
   const served = await downloadFromService(service.port, ingested.hash);
+  await purgeFromService(service.port, ingested.hash, ADMIN_TOKEN);
   if (plain.bytes !== SIZE || served.bytes !== SIZE) {
     throw new Error(`downloads of ${plain.bytes} and ${served.bytes} bytes, expected ${SIZE}`);
   }
-  // Both gone before the next pair: the Ceph tool's gateway keeps objects in memory.
-  await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: 'plain/large' }));
-  await purgeFromService(service.port, ingested.hash, ADMIN_TOKEN);
   return {
     ingest: { service: mbs(SIZE, ingested.ms), baseline: mbs(SIZE, uploadMs) },
     download: { service: mbs(SIZE, served.ms), baseline: mbs(SIZE, plain.ms) },
