@@ -46,14 +46,19 @@ interface Round {
   cpu: number;
 }
 
+/** Waits until both servers are idle: one's work after answering (the verifier) would slow the other. */
+async function settleAll(procs: Proc[]): Promise<void> {
+  for (const proc of procs) await settle(proc.child.pid!);
+}
+
 /** One ingest, its download and its purge, on one server. */
-async function round(proc: Proc, file: string, expectDigest: boolean): Promise<Round> {
+async function round(proc: Proc, all: Proc[], file: string, expectDigest: boolean): Promise<Round> {
   const pid = proc.child.pid!;
-  await settle(pid);
+  await settleAll(all);
   const cpu = cpuSeconds(pid);
   const ingested = await ingestLarge(proc.port, file);
   const cpuUsed = cpuSeconds(pid) - cpu;
-  await settle(pid);
+  await settleAll(all);
   const got = await downloadFromService(proc.port, ingested.hash);
   if (got.bytes !== SIZE) throw new Error(`download of ${got.bytes} bytes, expected ${SIZE}`);
   // Proves the two builds are the ones meant: only the subject sends the digest.
@@ -135,8 +140,8 @@ async function main(): Promise<void> {
     const subject = await start('subject', subjectDir && path.resolve(subjectDir));
     const rounds: { base: Round; subject: Round }[] = [];
     for (let pair = 0; pair < PAIRS; pair++) {
-      const b = await round(base, file, false);
-      const s = await round(subject, file, true);
+      const b = await round(base, procs, file, false);
+      const s = await round(subject, procs, file, true);
       rounds.push({ base: b, subject: s });
       say(`pair ${pair + 1}/${PAIRS}: ${JSON.stringify(rounds.at(-1))}`);
     }
