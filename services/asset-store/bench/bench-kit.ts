@@ -182,5 +182,5 @@ export function printFigure(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(figure)}\n`);
 }
 
-/** A ratio or rate kept to three significant decimals in the JSON lines. */
+/** A ratio or rate kept to three decimals in the JSON lines. */
 export const round3 = (x: number): number => Math.round(x * 1000) / 1000;

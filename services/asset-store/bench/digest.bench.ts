@@ -32,7 +32,7 @@ import {
  * digest commit alone). One JSON line per figure on stdout; progress on stderr.
  */
 const MIB = 1 << 20;
-const SIZE = envNumber('DIGEST_BENCH_MIB', 1024) * MIB;
+const SIZE = Math.round(envNumber('DIGEST_BENCH_MIB', 1024) * MIB);
 const PAIRS = envNumber('DIGEST_BENCH_PAIRS', 5);
 const ADMIN_TOKEN = 'bench-admin-token';
 const TARGET = 0.95;

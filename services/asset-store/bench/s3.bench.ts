@@ -43,7 +43,7 @@ import { plainDownload, plainSmallPuts, plainUpload } from './s3-baseline.js';
  * on stdout; progress on stderr. The bucket is made for the run and removed after it.
  */
 const MIB = 1 << 20;
-const SIZE = envNumber('S3_BENCH_MIB', 1024) * MIB;
+const SIZE = Math.round(envNumber('S3_BENCH_MIB', 1024) * MIB);
 const PAIRS = envNumber('S3_BENCH_PAIRS', 3);
 const SMALL_COUNT = envNumber('S3_BENCH_SMALL_COUNT', 1000);
 const SMALL_PAIRS = envNumber('S3_BENCH_SMALL_PAIRS', 3);
