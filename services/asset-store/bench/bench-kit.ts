@@ -37,11 +37,23 @@ async function waitFor(check: () => Promise<boolean>, what: string): Promise<voi
   }
 }
 
+/** Where a service is started from, and settings of its own (S3, admin token). */
+export interface StartOptions {
+  /** A built asset-store folder (another worktree's, for an A/B of two builds); this one by default. */
+  serviceDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Starts the built service (`dist/src/start.cjs`) on `root`, indexing into `databaseUrl` or PGlite. */
-export async function startService(root: string, databaseUrl: string | undefined): Promise<Proc> {
+export async function startService(
+  root: string,
+  databaseUrl: string | undefined,
+  options: StartOptions = {},
+): Promise<Proc> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...options.env,
     ASSET_STORE_STORAGE_ROOT: root,
     ASSET_STORE_LISTEN: `127.0.0.1:${port}`,
     ASSET_STORE_LOG_LEVEL: 'warn',
@@ -49,7 +61,8 @@ export async function startService(root: string, databaseUrl: string | undefined
     ASSET_STORE_VERIFY_INTERVAL_HOURS: '0',
   };
   if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
-  const child = spawn(process.execPath, [path.join(SERVICE_DIR, 'dist/src/start.cjs')], {
+  const dir = options.serviceDir ?? SERVICE_DIR;
+  const child = spawn(process.execPath, [path.join(dir, 'dist/src/start.cjs')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -58,6 +71,24 @@ export async function startService(root: string, databaseUrl: string | undefined
     'asset-store',
   );
   return { child, port };
+}
+
+/** Stops a server the bench started and waits until it has exited. */
+export async function stopProc(proc: Proc): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => proc.child.once('exit', resolve));
+  proc.child.kill('SIGTERM');
+  await exited;
+}
+
+/** A positive number from the environment, or `fallback` when unset; anything else stops the bench. */
+export function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name}: expected a positive number, got ${raw}`);
+  return value;
 }
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc). */
@@ -145,3 +176,11 @@ export function multipartBody(content: Buffer): { body: Buffer; type: string } {
     type: `multipart/form-data; boundary=${boundary}`,
   };
 }
+
+/** One measured figure as one JSON line on stdout (progress goes to stderr), for scripts. */
+export function printFigure(figure: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify(figure)}\n`);
+}
+
+/** A ratio or rate kept to three decimals in the JSON lines. */
+export const round3 = (x: number): number => Math.round(x * 1000) / 1000;

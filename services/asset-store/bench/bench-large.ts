@@ -29,13 +29,13 @@ export class RssSampler {
   }
 }
 
-/** A 1 GiB file of random blocks, each block numbered so no two are alike. */
-export function makeLargeFile(file: string): void {
+/** A file of `bytes` (1 GiB by default) of random blocks, each numbered so no two are alike. */
+export function makeLargeFile(file: string, bytes = GIB): void {
   const block = randomBytes(16 << 20);
   const fd = fs.openSync(file, 'w');
-  for (let written = 0; written < GIB; written += block.length) {
+  for (let written = 0; written < bytes; written += block.length) {
     block.writeUInt32BE(written >>> 0, 0);
-    fs.writeSync(fd, block);
+    fs.writeSync(fd, block, 0, Math.min(block.length, bytes - written));
   }
   fs.closeSync(fd);
 }
@@ -45,6 +45,14 @@ export function makeLargeFile(file: string): void {
  * the multipart framing around it, so the comparison measures the servers.
  */
 export async function uploadLargeToService(port: number, file: string): Promise<number> {
+  return (await ingestLarge(port, file)).ms;
+}
+
+/** `uploadLargeToService`, also giving the new asset's hash. */
+export async function ingestLarge(
+  port: number,
+  file: string,
+): Promise<{ ms: number; hash: string }> {
   const boundary = `bench-${randomBytes(8).toString('hex')}`;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="large.bin"\r\n` +
@@ -66,6 +74,35 @@ export async function uploadLargeToService(port: number, file: string): Promise<
     },
   });
   const text = await res.body.text();
+  const ms = performance.now() - started;
   if (res.statusCode !== 200) throw new Error(`service ingest: ${res.statusCode} ${text}`);
-  return performance.now() - started;
+  return { ms, hash: (JSON.parse(text) as { data: { hash: string } }).data.hash };
+}
+
+/** A whole download, read and dropped as it arrives: its time, size and response headers. */
+export async function downloadFromService(
+  port: number,
+  hash: string,
+): Promise<{ ms: number; bytes: number; headers: Record<string, unknown> }> {
+  const started = performance.now();
+  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/asset/${hash}`);
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+  const ms = performance.now() - started;
+  if (res.statusCode !== 200) throw new Error(`service download: ${res.statusCode}`);
+  return { ms, bytes, headers: res.headers };
+}
+
+/** Purges an asset (`DELETE /admin/asset/{hash}`), so long runs do not fill the storage. */
+export async function purgeFromService(
+  port: number,
+  hash: string,
+  adminToken: string,
+): Promise<void> {
+  const res = await request(`http://127.0.0.1:${port}/api/v1/can/0/admin/asset/${hash}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`service purge: ${res.statusCode} ${text}`);
 }
