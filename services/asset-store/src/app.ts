@@ -145,6 +145,7 @@ export function createApp(deps: AppDeps): App {
     timestamps: timestampSource(deps),
     indexSession: deps.indexSession,
     metrics,
+    identities,
   });
   const ingestUpload = ingestHandler({
     ingest,

@@ -7,6 +7,7 @@ import type { Database } from '../db/database.js';
 import type { IngestMetrics, IngestRoute } from '../metrics/asset-metrics.js';
 import { assetErrors } from '../errors.js';
 import type { AssetAttributes } from '../storage/attributes.js';
+import type { FileIdentities } from '../storage/file-identities.js';
 import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
 import { chooseExtension, physicalFilename } from '../storage/layout.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
@@ -40,6 +41,11 @@ export interface IngestDeps {
   indexSession?: PipelinedSession;
   /** Counts ingests and their bytes by route, for `/metrics`. */
   metrics?: IngestMetrics;
+  /**
+   * Blobs known good: one this ingest wrote (from bytes it hashed) is recorded when the
+   * adapter names its version, so its first download need not read it twice.
+   */
+  identities?: FileIdentities;
 }
 
 /** An upload the storage engine has staged, with the part's own file name. */
@@ -177,6 +183,9 @@ export class IngestService {
         rowFromAttributes(attrs, placement.name, staged.size),
         placement.durable,
       );
+      if (placement.verifiedVersion && this.deps.identities) {
+        this.deps.identities.record(placement.name, await placement.verifiedVersion);
+      }
     } catch (err) {
       if (!(await this.#indexedFromOurFile(err, staged.hash, placement.name))) {
         await placement.undo();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { AssetAttributes } from './attributes.js';
-import type { BlobStore, StagedBlob } from './blob-store.js';
+import type { BlobPlacement, BlobStore, StagedBlob } from './blob-store.js';
 import { hashBuffer } from './content-hash.js';
 import { physicalFilename } from './layout.js';
 
@@ -77,9 +77,17 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       return { name: placement.name, attrs, staged, placement };
     }
 
+    /** A version the placement names is the one `stat` gives: a reader trusts it unread. */
+    async function expectVerifiedVersion(placement: BlobPlacement, name: string) {
+      if (!placement.verifiedVersion) return;
+      const stat = await store.stat(name);
+      await expect(placement.verifiedVersion).resolves.toBe(stat?.version);
+    }
+
     it('stages content with both digests, places it with its attributes, and lists it', async () => {
       const content = Buffer.from('hello blob');
-      const { name, attrs, staged } = await put(content);
+      const { name, attrs, staged, placement } = await put(content);
+      await expectVerifiedVersion(placement, name);
       expect(staged).toMatchObject({
         hash: hashBuffer(content, staged.timestamp),
         sha256: sha256(content),
@@ -98,7 +106,9 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       const staged = await store.stage(++timestamp, Readable.from(chunks(bytes)));
       expect(staged.hash).toBe(hashBuffer(expected, staged.timestamp));
       const attrs = attributesFor(staged);
-      await store.place(staged, 'large.bin', attrs).durable;
+      const placement = store.place(staged, 'large.bin', attrs);
+      await placement.durable;
+      await expectVerifiedVersion(placement, 'large.bin');
       const range = await readAll(
         await store.read('large.bin', { start: 5 << 20, end: (6 << 20) + 9 }),
       );

@@ -52,6 +52,11 @@ export interface StagedBlob {
   size: number;
   /** The first bytes, for magic-byte MIME detection without reading the content again. */
   head: Buffer;
+  /**
+   * The whole content, when the adapter kept a small one in memory rather than in scratch
+   * space (S3: one `PutObject` at `place` instead of a put, a copy and a delete).
+   */
+  bytes?: Buffer;
 }
 
 /** A staged blob on its way to its name, as `place` started it. */
@@ -59,6 +64,12 @@ export interface BlobPlacement {
   name: BlobName;
   /** Resolves once the blob and its attributes are complete and durable under `name`. */
   durable: Promise<void>;
+  /**
+   * Resolves with the placed blob's `BlobStat.version` as written from the staged bytes
+   * (hashed as they streamed), once durable; an adapter that cannot tell leaves it out, and
+   * the blob is verified again at its first read.
+   */
+  verifiedVersion?: Promise<string>;
   /** Removes whatever of the placement got done (after it settled): blob and attributes. */
   undo(): Promise<void>;
 }

@@ -39,6 +39,14 @@ import type { SizeLimit } from './staged-file.js';
 /** Staging keys are `.tmp/<this>/…`: drawn once, it tells processes apart. */
 const PROCESS_TAG = randomBytes(6).toString('hex');
 
+/**
+ * A blob's version from its size and ETag. Quotes dropped: a gateway may quote the ETag in
+ * one answer and not another (Ceph's copy result).
+ */
+function objectVersion(size: number, etag: string | undefined): string {
+  return `${size}:${(etag ?? '').replace(/^"|"$/g, '')}`;
+}
+
 /** `bucket/key` for `CopySource`, each segment URL-encoded as S3 expects. */
 function copySource(bucket: string, key: string): string {
   return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -108,36 +116,50 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Never fails: while S3 is unreachable the staged object is removed later. */
-  discard(staged: StagedBlob): Promise<void> {
-    return this.leftovers.removeStaged(staged.ref);
+  async discard(staged: StagedBlob): Promise<void> {
+    if (staged.bytes) return;
+    await this.leftovers.removeStaged(staged.ref);
   }
 
   place(staged: StagedBlob, name: BlobName, attrs: AssetAttributes): BlobPlacement {
-    const durable = (async () => {
+    const written = (async () => {
       const metadata = toObjectMetadata(attrs);
       // The sidecar first: once the object is there, its attributes are too.
       if (!metadata) await this.#putSidecar(name, attrs);
-      await this.client.send(
+      const object = {
+        Bucket: this.bucket,
+        Key: this.#key(name),
+        Metadata: metadata ?? {},
+        ContentType: attrs.mime_type,
+      };
+      if (staged.bytes) {
+        const put = await this.client.send(
+          new PutObjectCommand({ ...object, Body: staged.bytes }),
+        );
+        return objectVersion(staged.size, put.ETag);
+      }
+      const copy = await this.client.send(
         new CopyObjectCommand({
-          Bucket: this.bucket,
-          Key: this.#key(name),
+          ...object,
           CopySource: copySource(this.bucket, staged.ref),
           MetadataDirective: 'REPLACE',
-          Metadata: metadata ?? {},
-          ContentType: attrs.mime_type,
         }),
       );
       await this.#deleteKey(staged.ref);
+      return objectVersion(staged.size, copy.CopyObjectResult?.ETag);
     })();
+    const durable = written.then(() => undefined);
     return {
       name,
       durable,
+      // The copy's own answer names the object written from the bytes staged and hashed.
+      verifiedVersion: written,
       // The copy may have succeeded with its answer lost: the object goes too, now or
       // once S3 is back (its row was never committed).
       undo: async () => {
         await durable.catch(() => undefined);
         await this.leftovers.remove(`asset:${name}`, () => this.delete(name));
-        await this.leftovers.removeStaged(staged.ref);
+        await this.discard(staged);
       },
     };
   }
@@ -150,7 +172,7 @@ export class S3BlobStore implements BlobStore {
       const size = head.ContentLength ?? 0;
       return {
         size,
-        version: `${size}:${head.ETag}`,
+        version: objectVersion(size, head.ETag),
         modifiedMs: head.LastModified?.getTime() ?? 0,
       };
     } catch (err) {
@@ -191,7 +213,7 @@ export class S3BlobStore implements BlobStore {
         yield {
           name,
           size,
-          version: `${size}:${object.ETag}`,
+          version: objectVersion(size, object.ETag),
           modifiedMs: object.LastModified?.getTime() ?? 0,
         };
       }

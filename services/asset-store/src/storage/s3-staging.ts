@@ -27,10 +27,11 @@ function destroyWith(source: Readable, err: Error): void {
 }
 
 /**
- * `S3BlobStore.stage`: streams `source` to the object `ref` (a multipart upload through
- * lib-storage once past one part, with bounded memory), hashing as it goes. On any failure
- * the upload is aborted and the object removed before a stream source is destroyed with
- * the reason, and the reason is rethrown.
+ * `S3BlobStore.stage`: hashes `source` as it reads it. A content that ends within one part
+ * stays in memory (`bytes`): `place` writes it with one `PutObject`, and nothing reaches the
+ * bucket before. A longer one streams to the object `ref` (a multipart upload through
+ * lib-storage, with bounded memory). On any failure the upload is aborted and the object
+ * removed before a stream source is destroyed with the reason, and the reason is rethrown.
  */
 export async function stageUpload(
   target: { client: S3Client; bucket: string; ref: string; leftovers: S3Leftovers },
@@ -43,23 +44,57 @@ export async function stageUpload(
   const contentHash = createHash('sha256');
   let head = Buffer.alloc(0);
   let size = 0;
-  // The first failure of the source or the limit: lib-storage wraps what the body throws.
-  let failure: unknown;
+  const take = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (limit && size > limit.maxBytes) throw limit.error();
+    hash.update(chunk);
+    contentHash.update(chunk);
+    if (head.length < HEAD_BYTES) {
+      head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+    }
+  };
+  const staged = (bytes?: Buffer): StagedBlob => ({
+    ref,
+    timestamp,
+    hash: hash.digest('hex'),
+    sha256: contentHash.digest('hex'),
+    size,
+    head,
+    ...(bytes ? { bytes } : {}),
+  });
   // Leaving the loop must not destroy a stream source: its listener (multer) answers as
   // soon as it is destroyed, so that waits until the upload is aborted, and then carries
   // the real reason rather than a bare AbortError.
   const chunks = source instanceof Readable ? source.iterator({ destroyOnReturn: false }) : source;
+  const iterator =
+    Symbol.asyncIterator in chunks
+      ? chunks[Symbol.asyncIterator]()
+      : (async function* () {
+          yield* chunks;
+        })();
+  // A content up to one part: lib-storage would hold it whole for one put anyway.
+  const held: Buffer[] = [];
+  try {
+    while (size <= PART_BYTES) {
+      const next = await iterator.next();
+      if (next.done) return staged(Buffer.concat(held));
+      take(next.value);
+      held.push(next.value);
+    }
+  } catch (err) {
+    await iterator.return?.();
+    if (source instanceof Readable) destroyWith(source, err as Error);
+    throw err;
+  }
+  // The first failure of the source or the limit: lib-storage wraps what the body throws.
+  let failure: unknown;
+  const rest = { [Symbol.asyncIterator]: () => iterator };
   const body = Readable.from(
     (async function* () {
       try {
-        for await (const chunk of chunks as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (limit && size > limit.maxBytes) throw limit.error();
-          hash.update(chunk);
-          contentHash.update(chunk);
-          if (head.length < HEAD_BYTES) {
-            head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-          }
+        yield* held.splice(0);
+        for await (const chunk of rest) {
+          take(chunk);
           yield chunk;
         }
       } catch (err) {
@@ -91,12 +126,5 @@ export async function stageUpload(
     if (source instanceof Readable) destroyWith(source, failure as Error);
     throw failure;
   }
-  return {
-    ref,
-    timestamp,
-    hash: hash.digest('hex'),
-    sha256: contentHash.digest('hex'),
-    size,
-    head,
-  };
+  return staged();
 }
