@@ -26,6 +26,13 @@ function destroyWith(source: Readable, err: Error): void {
   source.destroy(err);
 }
 
+/** One async iterator over either kind of source, read a step at a time. */
+function iteratorOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): AsyncIterator<Buffer> {
+  if (Symbol.asyncIterator in chunks) return chunks[Symbol.asyncIterator]();
+  const sync = chunks[Symbol.iterator]();
+  return { next: () => Promise.resolve(sync.next()) };
+}
+
 /**
  * `S3BlobStore.stage`: hashes `source` as it reads it. A content that ends within one part
  * stays in memory (`bytes`): `place` writes it with one `PutObject`, and nothing reaches the
@@ -66,12 +73,7 @@ export async function stageUpload(
   // soon as it is destroyed, so that waits until the upload is aborted, and then carries
   // the real reason rather than a bare AbortError.
   const chunks = source instanceof Readable ? source.iterator({ destroyOnReturn: false }) : source;
-  const iterator =
-    Symbol.asyncIterator in chunks
-      ? chunks[Symbol.asyncIterator]()
-      : (async function* () {
-          yield* chunks;
-        })();
+  const iterator = iteratorOf(chunks as AsyncIterable<Buffer> | Iterable<Buffer>);
   // A content up to one part: lib-storage would hold it whole for one put anyway.
   const held: Buffer[] = [];
   try {
