@@ -1,6 +1,6 @@
 import { Upload } from 'tus-js-client';
 import { API, authHeaders, request } from './api.js';
-import { announce, formatBytes, h } from './dom.js';
+import { formatBytes, h } from './dom.js';
 
 /**
  * The upload panel: files dropped anywhere on `target` (or chosen with the button) go up
@@ -9,6 +9,9 @@ import { announce, formatBytes, h } from './dom.js';
  */
 export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElement {
   const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
+  // A live region of its own: the grid's refresh that follows a batch announces its count
+  // in the page's region, which must not overwrite how the batch went.
+  const outcome = h('p', { id: 'upload-status', class: 'status', role: 'status' });
   const tags = h('input', { id: 'upload-tags', autocomplete: 'off', placeholder: 'optional' });
   const picker = h('input', {
     id: 'upload-files',
@@ -28,6 +31,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
     h('label', { for: 'upload-files', class: 'button' }, 'Choose files'),
     h('label', { for: 'upload-tags' }, 'Tags for uploads'),
     tags,
+    outcome,
     list,
   );
   target.addEventListener('dragover', (e) => {
@@ -52,7 +56,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
       files.map((file) => uploadOne(file, tags.value.trim(), list)),
     );
     const ok = results.filter(Boolean).length;
-    announce(`${ok} of ${files.length} uploaded.`);
+    outcome.textContent = `${ok} of ${files.length} uploaded.`;
     stored();
   }
   return zone;
