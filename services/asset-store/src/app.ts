@@ -237,7 +237,11 @@ export function createApp(deps: AppDeps): App {
   if (config.console) {
     app.use(
       CONSOLE_BASE,
-      consoleRoutes({ dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist') }),
+      consoleRoutes({
+        dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist'),
+        // The grid's first page (web/src/grid.ts: CHUNK items, no filter).
+        ...(config.api_token ? {} : { firstPage: `${API_BASE}/list?limit=200` }),
+      }),
     );
   }
   app.use(healthRoutes(deps));
