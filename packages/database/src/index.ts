@@ -11,3 +11,5 @@ export type { GroupCommitPolicy, TakeFrontLimits } from './group-commit.js';
 export * from './pg-errors.js';
 export { AdvisoryLock, ProcessLock, advisoryLockKey, instanceLock } from './instance-lock.js';
 export type { InstanceLock, LockOutcome } from './instance-lock.js';
+export { AdvisoryPresence, ProcessPresence, holdInstancePresence } from './instance-presence.js';
+export type { InstancePresence } from './instance-presence.js';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { JobService } from '../src/jobs/job.service.js';
@@ -22,7 +23,15 @@ async function main(): Promise<void> {
     const { layout, attributes } = fixture.storage;
     const verifier = new Verifier({ db, layout, attributes, logger });
     const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
-    const jobs = new JobService({ db, verifier, rebuilder, layout, logger });
+    // No presence held: a bench instance's jobs count as orphaned to any other start.
+    const jobs = new JobService({
+      db,
+      verifier,
+      rebuilder,
+      layout,
+      logger,
+      instanceId: randomUUID(),
+    });
 
     /** Wall and CPU milliseconds (all the process's threads) of each run. */
     const sync = { wall: [] as number[], cpu: [] as number[] };

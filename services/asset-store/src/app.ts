@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   assetStoreError,
   clientAddressFunction,
@@ -81,6 +82,11 @@ export interface AppDeps {
   metrics?: AssetMetrics;
   /** Verify and rebuild jobs; `main.ts` builds them to stop them at shutdown. */
   jobs?: JobService;
+  /**
+   * The id of this instance's presence on the index (`holdInstancePresence`), recorded on the
+   * jobs built here; without one (a test), a random id no presence holds.
+   */
+  instanceId?: string;
   /** Shared with the verifier's watch, which then skips the echo of each ingest's rename. */
   ownRenames?: OwnRenames;
   /**
@@ -171,7 +177,16 @@ export function createApp(deps: AppDeps): App {
     logger,
     metrics,
   });
-  const jobs = deps.jobs ?? new JobService({ db, verifier, rebuilder, layout, logger });
+  const jobs =
+    deps.jobs ??
+    new JobService({
+      db,
+      verifier,
+      rebuilder,
+      layout,
+      logger,
+      instanceId: deps.instanceId ?? randomUUID(),
+    });
   metrics.collectFrom({
     assetTotals: () => assetTotalsByState(db),
     runningJobs: () => jobs.runningSamples(),
@@ -223,7 +238,11 @@ export function createApp(deps: AppDeps): App {
   if (config.console) {
     app.use(
       CONSOLE_BASE,
-      consoleRoutes({ dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist') }),
+      consoleRoutes({
+        dir: deps.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist'),
+        // The grid's first page (web/src/grid.ts: CHUNK items, no filter).
+        ...(config.api_token ? {} : { firstPage: `${API_BASE}/list?limit=200` }),
+      }),
     );
   }
   app.use(healthRoutes(deps));

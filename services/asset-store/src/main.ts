@@ -1,5 +1,5 @@
 import { ConfigError, splitListen } from '@svc/config';
-import { instanceLock } from '@svc/database';
+import { holdInstancePresence, instanceLock } from '@svc/database';
 import { assetStoreError, createLogger, serve } from '@svc/envelope';
 import { Rebuilder } from './admin/rebuild.service.js';
 import { createApp } from './app.js';
@@ -55,9 +55,11 @@ async function main(): Promise<void> {
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
   if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
-  // Jobs do not outlive their process: one the last process left running has failed.
-  const interrupted = await JobService.failInterrupted(index.db);
-  if (interrupted > 0) logger.warn({ interrupted }, 'jobs left running by the last process failed');
+  // Held for the process's life: other instances on the index see this one's jobs as live.
+  const presence = await holdInstancePresence(index);
+  // Jobs do not outlive their process: one that a process now gone left running has failed.
+  const interrupted = await JobService.failInterrupted(index.db, presence);
+  if (interrupted > 0) logger.warn({ interrupted }, 'jobs left running by a gone process failed');
   const metrics = new AssetMetrics();
   const verifier = new Verifier({
     db: index.db,
@@ -68,7 +70,14 @@ async function main(): Promise<void> {
     identities: storage.identities,
     metrics,
   });
-  const jobs = new JobService({ db: index.db, verifier, rebuilder, layout, logger });
+  const jobs = new JobService({
+    db: index.db,
+    verifier,
+    rebuilder,
+    layout,
+    logger,
+    instanceId: presence.id,
+  });
   // Expired resumable uploads go before serving, then periodically.
   const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
   const uploadExpiry = await UploadExpiry.start(uploadStore, logger);
@@ -125,6 +134,8 @@ async function main(): Promise<void> {
       await blobWatch?.stop();
       await worker.stop();
       await stoppingJobs;
+      // After the jobs' outcomes are saved: until then they are this live instance's.
+      await presence.close();
       await index.close();
     },
   });

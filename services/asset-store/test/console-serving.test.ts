@@ -31,12 +31,33 @@ describe('the console at /console/, built', () => {
     expect(res.text).toBe(fs.readFileSync(path.join(dir, 'index.html'), 'utf8'));
   });
 
-  it('serves the script and the stylesheet with their types', async () => {
+  it("preloads the grid's first page with the page at /console/, and only there", async () => {
+    const res = await request(t.app).get('/console/');
+    expect(res.headers.link).toBe(
+      '</api/v1/can/0/list?limit=200>; rel=preload; as=fetch; crossorigin=anonymous',
+    );
+    // Other views, or filters in the URL, ask something else first: nothing to preload.
+    for (const route of [
+      '/console/?tags=a',
+      '/console/trash',
+      '/console/jobs',
+      '/console/app.js',
+    ]) {
+      const other = await request(t.app).get(route);
+      expect([route, other.status, other.headers.link]).toEqual([route, 200, undefined]);
+    }
+  });
+
+  it('serves the script, the upload module and the stylesheet with their types', async () => {
     const js = await request(t.app).get('/console/app.js');
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(js.headers['content-security-policy']).toBe(CSP);
     expect(js.text).toBe(fs.readFileSync(path.join(dir, 'app.js'), 'utf8'));
+    const tus = await request(t.app).get('/console/tus.js');
+    expect(tus.status).toBe(200);
+    expect(tus.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(tus.text).toBe(fs.readFileSync(path.join(dir, 'tus.js'), 'utf8'));
     const css = await request(t.app).get('/console/styles.css');
     expect(css.status).toBe(200);
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
@@ -79,6 +100,25 @@ describe('the console at /console/, built', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
     expect(res.body).toEqual({ status: 'error', error: 'method not allowed' });
+  });
+});
+
+describe('the console of a service that asks an API token', () => {
+  let t: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    dir = buildConsole('console_token');
+    t = await createTestApp('console_token', { api_token: 'console-token' }, { consoleDir: dir });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('preloads nothing: a preload cannot send the token, and would only be refused', async () => {
+    const res = await request(t.app).get('/console/');
+    expect(res.status).toBe(200);
+    expect(res.headers.link).toBeUndefined();
   });
 });
 

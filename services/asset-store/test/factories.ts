@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { AssetRow, NewAssetRow } from '../src/assets/asset.table.js';
-import { hashBuffer } from '../src/storage/content-hash.js';
+import { createAssetHash, hashBuffer } from '../src/storage/content-hash.js';
 import type { Database } from '../src/db/database.js';
 import type { AssetAttributes } from '../src/storage/attributes.js';
 import { createAttributeStore } from '../src/storage/fallback-attribute-store.js';
@@ -105,5 +105,45 @@ export async function storeAsset(
     path: relative,
     size: Buffer.byteLength(content),
   });
+  return { row, file };
+}
+
+/**
+ * A complete asset of `size` zero bytes in a sparse file (no disk space, yet a verify reads
+ * and hashes every byte: a job that takes a while, in a test fixture, not in the product).
+ * Its hash is computed the contract's way; its row has no content digest yet, as one from
+ * before digests were kept (a verify fills it in). `withoutAttributes`: a file as if copied
+ * in without them, which a rebuild must then hash.
+ */
+export async function storeSparseAsset(
+  ctx: { index: { db: Kysely<Database> }; storageRoot: string },
+  size: number,
+  options: { withoutAttributes?: boolean } = {},
+): Promise<StoredAsset> {
+  const timestamp = freshTimestamp();
+  const hasher = createAssetHash(timestamp);
+  const zeros = Buffer.alloc(Math.min(size, 8 << 20));
+  for (let left = size; left > 0; left -= zeros.length) {
+    hasher.update(left >= zeros.length ? zeros : zeros.subarray(0, left));
+  }
+  const hash = hasher.digest('hex');
+  const name = physicalFilename({ timestamp, hash, tags: [], ext: 'bin' });
+  const layout = storageLayout(ctx.storageRoot);
+  const file = toAbsolutePath(layout, name);
+  await fs.writeFile(file, '');
+  await fs.truncate(file, size);
+  const attrs: AssetAttributes = {
+    mime_type: 'application/octet-stream',
+    tags: [],
+    is_trashed: false,
+    is_corrupted: false,
+    hash,
+    timestamp,
+  };
+  if (!options.withoutAttributes) {
+    const store = await createAttributeStore(layout.meta, { warn: () => undefined });
+    await store.write(file, attrs);
+  }
+  const row = await insertAssetRow(ctx.index.db, { hash, timestamp, path: name, size });
   return { row, file };
 }

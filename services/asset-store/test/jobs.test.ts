@@ -146,7 +146,14 @@ describe('admin jobs', () => {
     const { layout, attributes } = t.storage;
     const verifier = new Verifier({ db, layout, attributes, logger });
     const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
-    const jobs = new JobService({ db, verifier, rebuilder, layout, logger });
+    const jobs = new JobService({
+      db,
+      verifier,
+      rebuilder,
+      layout,
+      logger,
+      instanceId: t.presence.id,
+    });
     const app = createApp({ ...appDeps(), verifier, rebuilder, jobs });
     await jobs.stop();
     const res = await request(app).post(JOBS).set(jobAuth).send({ kind: 'verify' }).expect(503);

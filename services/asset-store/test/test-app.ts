@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { DatabaseHandle } from '@svc/database';
+import {
+  holdInstancePresence,
+  type DatabaseHandle,
+  type DatabaseTarget,
+  type InstancePresence,
+} from '@svc/database';
 import { createTestDatabase, useFileFixture, type TcpProxy, type TestS3 } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
@@ -23,6 +28,8 @@ export interface TestApp {
   blobs: BlobStore;
   /** The bucket, when the assets are on S3 (`useS3Blobs`). */
   bucket?: string;
+  /** This app's presence on the index, as `main.ts` holds it; its id is on the jobs it runs. */
+  presence: InstancePresence;
   close(): Promise<void>;
 }
 
@@ -41,19 +48,22 @@ export function useS3Blobs(s3: TestS3): void {
 /**
  * Builds an app on a fresh database and an empty storage root: a temporary folder, or the
  * `storage_root` given (which the test then owns). With `proxy`, a server database is
- * reached through it; `consoleDir` is the built console to serve.
+ * reached through it; `consoleDir` is the built console to serve; with `sharedTarget`, the
+ * app is a second instance on that database (left in place at close) instead.
  */
 export async function createTestApp(
   label: string,
   overrides: Partial<Record<keyof Config, unknown>> = {},
-  options: { proxy?: TcpProxy; consoleDir?: string } = {},
+  options: { proxy?: TcpProxy; consoleDir?: string; sharedTarget?: DatabaseTarget } = {},
 ): Promise<TestApp> {
   const given = typeof overrides.storage_root === 'string' ? overrides.storage_root : undefined;
   const storageRoot = given ?? fs.mkdtempSync(path.join(os.tmpdir(), `asset-store-${label}-`));
   const config = Object.freeze(
     configSchema.parse({ storage_root: storageRoot, log_level: 'silent', ...overrides }),
   );
-  const testDb = await createTestDatabase(`asset_${label}`);
+  const testDb = options.sharedTarget
+    ? { target: options.sharedTarget, drop: () => Promise.resolve() }
+    : await createTestDatabase(`asset_${label}`);
   const { target } = testDb;
   // Through a proxy the test can cut, to play a database outage.
   const proxied =
@@ -61,6 +71,7 @@ export async function createTestApp(
       ? { ...target, url: options.proxy.rewrite(target.url) }
       : target;
   const index = await openIndex(proxied);
+  const presence = await holdInstancePresence(index);
   const logger = createLogger('asset-store-test', process.env.TEST_LOG_LEVEL ?? 'silent');
   const storage = await openAssetStorage(storageRoot, logger);
   const bucket = s3ForBlobs && (await openTestBucket(s3ForBlobs));
@@ -71,6 +82,7 @@ export async function createTestApp(
     ...(bucket ? { blobs } : {}),
     clock: Date.now,
     ...indexPorts(index),
+    instanceId: presence.id,
     logger,
     version: '0.1.0',
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
@@ -83,8 +95,10 @@ export async function createTestApp(
     storage,
     blobs,
     ...(bucket ? { bucket: bucket.bucket } : {}),
+    presence,
     close: async () => {
       await bucket?.close();
+      await presence.close();
       await index.close();
       await testDb.drop();
       if (!given) fs.rmSync(storageRoot, { recursive: true, force: true });

@@ -7,6 +7,12 @@ import { assetErrors } from '../errors.js';
 /** Where the console's built files are; `web/dist` of this service unless a test builds its own. */
 export interface ConsoleDeps {
   dir: string;
+  /**
+   * The grid's first request on `/console/` (no filters), preloaded with the page (a `Link`
+   * header) so it runs while the script loads; absent when the API asks a token, which a
+   * preload cannot send.
+   */
+  firstPage?: string;
 }
 
 /** The mount point; every client route of the console lives under it. */
@@ -70,6 +76,9 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
       return;
     }
     if (!(await isBuilt(root))) throw assetErrors.consoleNotBuilt();
+    if (deps.firstPage && req.originalUrl === `${CONSOLE_BASE}/`) {
+      res.set('Link', `<${deps.firstPage}>; rel=preload; as=fetch; crossorigin=anonymous`);
+    }
     securityHeaders(req, res, () => {
       statics(req, res, next);
     });

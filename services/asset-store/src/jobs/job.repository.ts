@@ -48,16 +48,40 @@ export async function listRecentJobs(db: Kysely<Database>, limit: number): Promi
   return db.selectFrom('job').selectAll().orderBy('started_at', 'desc').limit(limit).execute();
 }
 
-/** Every job still marked running becomes failed with `reason`; answers how many. */
-export async function failRunningJobs(
+/** The instances that have jobs marked running (null: a row from before owners were kept). */
+export async function listRunningJobOwners(db: Kysely<Database>): Promise<(string | null)[]> {
+  const rows = await db
+    .selectFrom('job')
+    .select('instance_id')
+    .distinct()
+    .where('status', '=', 'running')
+    .execute();
+  return rows.map((row) => row.instance_id);
+}
+
+/**
+ * Every job still marked running by one of `owners` (null for rows without one) becomes
+ * failed with `reason`; answers how many.
+ */
+export async function failRunningJobsOf(
   db: Kysely<Database>,
+  owners: (string | null)[],
   reason: string,
   at: Date,
 ): Promise<number> {
+  const ids = owners.filter((id): id is string => id !== null);
+  const withoutOwner = ids.length < owners.length;
+  if (ids.length === 0 && !withoutOwner) return 0;
   const result = await db
     .updateTable('job')
     .set({ status: 'failed', error: reason, finished_at: at })
     .where('status', '=', 'running')
+    .where((eb) => {
+      const mine = [];
+      if (ids.length > 0) mine.push(eb('instance_id', 'in', ids));
+      if (withoutOwner) mine.push(eb('instance_id', 'is', null));
+      return eb.or(mine);
+    })
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { InstancePresence } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
@@ -12,11 +13,12 @@ import { JobProgress } from './job-progress.js';
 import { jobFromRow, type Job, type JobKind, type JobStatus } from './job.model.js';
 import {
   countIndexedAssets,
-  failRunningJobs,
+  failRunningJobsOf,
   finishJob,
   findJob,
   insertJob,
   listRecentJobs,
+  listRunningJobOwners,
   saveJobProgress,
 } from './job.repository.js';
 
@@ -30,6 +32,11 @@ export interface JobDeps {
   rebuilder: Pick<Rebuilder, 'rebuild'>;
   layout: StorageLayout;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /**
+   * This instance's id, recorded on each job it runs; `main.ts` holds its presence for the
+   * process's life (`holdInstancePresence`), so other instances know when its jobs are orphaned.
+   */
+  instanceId: string;
   /** How often a running job's progress is logged and saved; 10 s unless a test says. */
   checkpointMs?: number;
 }
@@ -68,9 +75,17 @@ export class JobService {
     this.#checkpointMs = deps.checkpointMs ?? 10_000;
   }
 
-  /** At start: jobs a previous process left `running` are failed, with the reason. */
-  static async failInterrupted(db: Kysely<Database>): Promise<number> {
-    return failRunningJobs(db, RESTARTED, new Date());
+  /**
+   * At start: jobs left `running` by instances that are gone are failed, with the reason.
+   * Those of instances still alive on the same database (they hold their presence) keep
+   * running; a gone owner cannot come back, so a job failed here stays failed.
+   */
+  static async failInterrupted(db: Kysely<Database>, presence: InstancePresence): Promise<number> {
+    const gone: (string | null)[] = [];
+    for (const owner of await listRunningJobOwners(db)) {
+      if (owner === null || (await presence.isGone(owner))) gone.push(owner);
+    }
+    return failRunningJobsOf(db, gone, RESTARTED, new Date());
   }
 
   /** Starts a job in the background; 409 while one of its kind runs, 503 once stopping. */
@@ -106,6 +121,7 @@ export class JobService {
         started_at: new Date(job.startedAt),
         total: job.progress.total,
         bytes_total: job.progress.bytesTotal,
+        instance_id: this.deps.instanceId,
       });
     } catch (err) {
       this.#running.delete(job.id);

@@ -16,6 +16,8 @@ export interface JobTable {
   result: ColumnType<unknown, string | null | undefined, string | null>;
   /** Why a job failed, in words. */
   error: string | null;
+  /** The instance running it (its `InstancePresence` id); null on rows from before. */
+  instance_id: string | null;
 }
 
 export type JobRow = Selectable<JobTable>;

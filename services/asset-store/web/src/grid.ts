@@ -1,6 +1,6 @@
 import { ApiError, fetchPage, type Asset } from './api.js';
 import { announce, append, h } from './dom.js';
-import { loadThumb } from './thumbs.js';
+import { loadThumb, type Need } from './thumbs.js';
 
 /** Items per request; one request fills several screens. */
 const CHUNK = 200;
@@ -217,7 +217,7 @@ export class AssetGrid {
     // A corrupted asset's thumbnail answers 500 (an older one may sit in the browser's cache).
     const thumb = asset.is_corrupted
       ? Promise.resolve({ failed: 'corrupted' })
-      : loadThumb(asset.hash, () => cell.isConnected);
+      : loadThumb(asset.hash, () => this.need(cell, index));
     void thumb.then((thumb) => {
       if (!cell.isConnected) return;
       if ('url' in thumb) {
@@ -235,15 +235,34 @@ export class AssetGrid {
     return cell;
   }
 
-  /** Marks the first moment every visible cell shows its thumbnail (or its placeholder). */
+  /** Where a cell is now, for the thumbnail queue: on screen, drawn off it, or gone. */
+  private need(cell: HTMLElement, index: number): Need {
+    if (!cell.isConnected) return 'gone';
+    const top = Math.floor(index / this.columns) * CELL_H;
+    const { scrollTop, clientHeight } = this.element;
+    return top + CELL_H > scrollTop && top < scrollTop + clientHeight ? 'visible' : 'near';
+  }
+
+  /**
+   * Marks the first moment every visible cell shows its thumbnail (or its placeholder). Run
+   * after each thumbnail: which cells are visible comes from the scroll position, as in
+   * `render`, not from measuring every cell, which would force a layout each time.
+   */
   private checkFirstScreen(): void {
     if (this.firstScreen || this.total === undefined) return;
-    const cells = [...this.element.querySelectorAll<HTMLElement>('.cell')].filter((c) => {
-      const box = c.getBoundingClientRect();
-      const view = this.element.getBoundingClientRect();
-      return box.bottom > view.top && box.top < view.bottom;
-    });
-    if (cells.some((c) => c.dataset.state === 'loading' || c.dataset.state === 'pending')) return;
+    const { scrollTop, clientHeight } = this.element;
+    const firstRow = Math.floor(scrollTop / CELL_H);
+    const lastRow = Math.min(
+      this.rowCount() - 1,
+      Math.ceil((scrollTop + clientHeight) / CELL_H) - 1,
+    );
+    for (let r = firstRow; r <= lastRow; r++) {
+      const row = this.rows.get(r);
+      if (!row) return;
+      for (const cell of row.children as HTMLCollectionOf<HTMLElement>) {
+        if (cell.dataset.state === 'loading' || cell.dataset.state === 'pending') return;
+      }
+    }
     this.firstScreen = true;
     document.body.dataset.firstScreenMs = String(Math.round(performance.now()));
   }

@@ -1,7 +1,10 @@
 import { API, ApiError, json, type Job } from './api.js';
 import { announce, formatBytes, formatTime, h } from './dom.js';
 
-const POLL_MS = 1000;
+/** Polling while a job runs: often enough that its bar visibly moves. */
+const RUNNING_POLL_MS = 500;
+/** Polling while none runs: only to notice jobs started elsewhere. */
+const IDLE_POLL_MS = 2000;
 
 function time(t: number | string | null | undefined): string {
   if (t === null || t === undefined) return '';
@@ -10,7 +13,8 @@ function time(t: number | string | null | undefined): string {
 
 /**
  * Verify and rebuild jobs (`/admin/jobs`, admin token asked once per session): start one,
- * follow its progress live (polled every second while the view is open), cancel it.
+ * follow its progress live (polled twice a second while one runs, every 2 s otherwise, while
+ * the view is open), cancel it.
  * Returns the view and a function that stops the polling.
  */
 export function jobsView(): { view: HTMLElement; stop: () => void } {
@@ -55,6 +59,7 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
   let stopped = false;
   async function poll(): Promise<void> {
     clearTimeout(timer);
+    let running = false;
     try {
       const data = await json<Job[] | { items?: Job[]; jobs?: Job[] }>(
         `${API}/admin/jobs`,
@@ -63,11 +68,12 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
       );
       const jobs = Array.isArray(data) ? data : (data.items ?? data.jobs ?? []);
       list.replaceChildren(...jobs.map(jobItem));
+      running = jobs.some((job) => job.status === 'running');
       if (jobs.length === 0) list.append(h('li', {}, 'No jobs yet.'));
     } catch (err) {
       error.textContent = err instanceof ApiError ? err.message : 'The asset store did not answer.';
     }
-    if (!stopped) timer = setTimeout(() => void poll(), POLL_MS);
+    if (!stopped) timer = setTimeout(() => void poll(), running ? RUNNING_POLL_MS : IDLE_POLL_MS);
   }
   function jobItem(job: Job): HTMLElement {
     const total = job.bytes_total || job.total || 0;
@@ -84,7 +90,12 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
     ].filter(Boolean);
     return h(
       'li',
-      { 'data-job': job.id, 'data-status': job.status, 'data-done': job.done ?? 0 },
+      {
+        'data-job': job.id,
+        'data-kind': job.kind,
+        'data-status': job.status,
+        'data-done': job.done ?? 0,
+      },
       h('strong', {}, `${label} `),
       h('span', { class: 'status' }, job.status),
       h('progress', {

@@ -1,6 +1,6 @@
-import { Upload } from 'tus-js-client';
 import { API, authHeaders, request } from './api.js';
-import { announce, formatBytes, h } from './dom.js';
+import { formatBytes, h } from './dom.js';
+import type * as TusExports from './tus-module.js';
 
 /**
  * The upload panel: files dropped anywhere on `target` (or chosen with the button) go up
@@ -9,6 +9,9 @@ import { announce, formatBytes, h } from './dom.js';
  */
 export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElement {
   const list = h('ul', { class: 'uploads', 'aria-label': 'Uploads' });
+  // A live region of its own: the grid's refresh that follows a batch announces its count
+  // in the page's region, which must not overwrite how the batch went.
+  const outcome = h('p', { id: 'upload-status', class: 'status', role: 'status' });
   const tags = h('input', { id: 'upload-tags', autocomplete: 'off', placeholder: 'optional' });
   const picker = h('input', {
     id: 'upload-files',
@@ -28,6 +31,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
     h('label', { for: 'upload-files', class: 'button' }, 'Choose files'),
     h('label', { for: 'upload-tags' }, 'Tags for uploads'),
     tags,
+    outcome,
     list,
   );
   target.addEventListener('dragover', (e) => {
@@ -52,13 +56,18 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
       files.map((file) => uploadOne(file, tags.value.trim(), list)),
     );
     const ok = results.filter(Boolean).length;
-    announce(`${ok} of ${files.length} uploaded.`);
+    outcome.textContent = `${ok} of ${files.length} uploaded.`;
     stored();
   }
   return zone;
 }
 
-function uploadOne(file: File, tags: string, list: HTMLElement): Promise<boolean> {
+/** `tus.js` (`tus-module.ts`), loaded with the first upload: most of the console's script. */
+type TusModule = typeof TusExports;
+const TUS_MODULE = '/console/tus.js';
+let tus: Promise<TusModule> | undefined;
+
+async function uploadOne(file: File, tags: string, list: HTMLElement): Promise<boolean> {
   const bar = h('progress', {
     max: file.size || 1,
     value: 0,
@@ -76,6 +85,17 @@ function uploadOne(file: File, tags: string, list: HTMLElement): Promise<boolean
   const metadata: Record<string, string> = { filename: file.name, human_file_name: file.name };
   if (file.type) metadata.mime_type = file.type;
   if (tags) metadata.tags = tags;
+  let Upload: TusModule['Upload'];
+  try {
+    // A variable, not a literal: the bundler leaves the import to the browser.
+    ({ Upload } = await (tus ??= import(TUS_MODULE) as Promise<TusModule>));
+  } catch {
+    // A failed load (the network went away) is tried again by the next upload.
+    tus = undefined;
+    item.dataset.state = 'failed';
+    state.textContent = 'failed: the upload code did not load';
+    return false;
+  }
   return new Promise((resolve) => {
     const upload = new Upload(file, {
       endpoint: `${API}/uploads`,
