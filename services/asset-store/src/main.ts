@@ -36,8 +36,14 @@ async function main(): Promise<void> {
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const { layout, attributes } = storage;
   const ownRenames = new OwnRenames();
+  // Held for the process's life: other instances on the index see this one's jobs and
+  // staged uploads as live.
+  const presence = await holdInstancePresence(index);
   // With S3, storage_root keeps only scratch space (and the embedded index).
-  const blobs = await openBlobStore(config, storage, ownRenames, logger);
+  const blobs = await openBlobStore(config, storage, ownRenames, logger, {
+    id: presence.id,
+    isGone: (id) => presence.isGone(id),
+  });
   const rebuilder = new Rebuilder({
     db: index.db,
     layout,
@@ -55,8 +61,6 @@ async function main(): Promise<void> {
   // Awaited: a lost database must be whole again before the first list or search, and the
   // files of ingests a crash cut off must be indexed before the first ingest.
   if (!(await rebuilder.rebuildIfEmpty())) await rebuilder.indexUncommitted();
-  // Held for the process's life: other instances on the index see this one's jobs as live.
-  const presence = await holdInstancePresence(index);
   // Jobs do not outlive their process: one that a process now gone left running has failed.
   const interrupted = await JobService.failInterrupted(index.db, presence);
   if (interrupted > 0) logger.warn({ interrupted }, 'jobs left running by a gone process failed');

@@ -129,5 +129,35 @@ describeS3('S3', (s3) => {
       expect(uploads.Uploads ?? []).toEqual([]);
       expect(await deleteObjectsUnder(client, bucket, 'p/.tmp/')).toBe(0);
     });
+
+    it('leaves the staging of an instance still present alone at open, and sweeps it once gone', async () => {
+      const { client, bucket } = subject;
+      const live = new Set(['instance-a', 'instance-b']);
+      const owner = (id: string) => ({
+        id,
+        isGone: (tag: string) => Promise.resolve(!live.has(tag)),
+      });
+      const a = await S3BlobStore.open(settings(bucket, 'p/'), owner('instance-a'));
+      // A's ingest in flight: its content staged (past one part, so in the bucket) and a
+      // multipart upload still open under its tag.
+      const staged = await a.store.stage(1_763_700_000_001, [Buffer.alloc((5 << 20) + 1, 7)]);
+      expect(staged.ref).toMatch(/^p\/\.tmp\/instance-a\//);
+      await client.send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: 'p/.tmp/instance-a/2-b' }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const b = await S3BlobStore.open(settings(bucket, 'p/'), owner('instance-b'));
+      b.store.close();
+      expect({ aborted: b.aborted, swept: b.swept }).toEqual({ aborted: 0, swept: 0 });
+      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: staged.ref }));
+      live.delete('instance-a');
+      const c = await S3BlobStore.open(settings(bucket, 'p/'), owner('instance-c'));
+      c.store.close();
+      a.store.close();
+      expect({ aborted: c.aborted, swept: c.swept }).toEqual({ aborted: 1, swept: 1 });
+      const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+      expect(uploads.Uploads ?? []).toEqual([]);
+      expect(await deleteObjectsUnder(client, bucket, 'p/.tmp/')).toBe(0);
+    });
   });
 });

@@ -4,7 +4,7 @@ import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import type { OwnRenames } from './own-renames.js';
 import { s3SettingsFrom, type S3ConfigKeys } from './s3-client.js';
-import { S3BlobStore } from './s3-blob-store.js';
+import { S3BlobStore, type StagingOwnerGone } from './s3-blob-store.js';
 
 /** The configuration's choice of backend (contract: `storage_backend`, `s3_*`). */
 export interface BlobStoreConfig extends S3ConfigKeys {
@@ -20,10 +20,12 @@ export async function openBlobStore(
   storage: AssetStorage,
   ownRenames: OwnRenames,
   logger: Pick<Logger, 'info'>,
+  /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
+  owner?: { id: string; isGone: StagingOwnerGone },
 ): Promise<BlobStore> {
   if (config.storage_backend === 'fs') return new FsBlobStore(storage, ownRenames);
   const settings = s3SettingsFrom(config);
-  const { store, aborted, swept } = await S3BlobStore.open(settings);
+  const { store, aborted, swept } = await S3BlobStore.open(settings, owner);
   logger.info(
     { bucket: settings.bucket, prefix: settings.prefix, aborted, swept },
     'assets are kept on S3',

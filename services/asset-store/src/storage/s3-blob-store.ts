@@ -36,8 +36,18 @@ import { stageUpload } from './s3-staging.js';
 import { parseSidecar, sidecarName } from './sidecar-attribute-store.js';
 import type { SizeLimit } from './staged-file.js';
 
-/** Staging keys are `.tmp/<this>/…`: drawn once, it tells processes apart. */
-const PROCESS_TAG = randomBytes(6).toString('hex');
+/**
+ * Whether an instance still holds its presence (`InstancePresence.isGone`, by the tag its
+ * staging keys carry): a start sweeps only the staging of instances that are gone.
+ */
+export type StagingOwnerGone = (tag: string) => Promise<boolean>;
+
+/** The tag of a staging key `<prefix>.tmp/<tag>/...`, or undefined for another key. */
+function stagingTag(key: string, prefix: string): string | undefined {
+  const rest = key.startsWith(`${prefix}.tmp/`) ? key.slice(prefix.length + 5) : undefined;
+  const slash = rest?.indexOf('/') ?? -1;
+  return slash > 0 ? rest!.slice(0, slash) : undefined;
+}
 
 /**
  * A blob's version from its size and ETag. Quotes dropped: a gateway may quote the ETag in
@@ -68,33 +78,41 @@ export class S3BlobStore implements BlobStore {
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
+    /** Staging keys are `.tmp/<tag>/...`: the instance's presence id, or one drawn here. */
+    private readonly tag = randomBytes(6).toString('hex'),
   ) {
     this.leftovers = new S3Leftovers(client, bucket);
   }
 
   /**
    * Prepares the bucket for serving: creates it when absent, aborts unfinished multipart
-   * uploads and removes staged objects left by a crash (contract: at start).
+   * uploads and removes staged objects a crash left (contract: at start). With `owner`
+   * (several instances on one bucket), staging is tagged with `owner.id`, and the staging of
+   * an instance that still holds its presence is left alone: it may be an ingest in flight.
    */
   static async open(
     settings: S3Settings,
+    owner?: { id: string; isGone: StagingOwnerGone },
     startedAt = new Date(),
   ): Promise<{ store: S3BlobStore; aborted: number; swept: number }> {
     const client = createS3Client(settings);
     await ensureBucket(client, settings.bucket);
-    const aborted = await abortUnfinishedUploads(
-      client,
-      settings.bucket,
-      settings.prefix,
-      startedAt,
-    );
-    const swept = await deleteObjectsUnder(
-      client,
-      settings.bucket,
-      `${settings.prefix}.tmp/`,
-      startedAt,
-    );
-    return { store: new S3BlobStore(client, settings.bucket, settings.prefix), aborted, swept };
+    const live = new Map<string, Promise<boolean>>();
+    const keep = (key: string): Promise<boolean> => {
+      const tag = stagingTag(key, settings.prefix);
+      if (!owner || tag === undefined) return Promise.resolve(false);
+      let alive = live.get(tag);
+      if (!alive) {
+        alive = owner.isGone(tag).then((gone) => !gone);
+        live.set(tag, alive);
+      }
+      return alive;
+    };
+    const { bucket, prefix } = settings;
+    const aborted = await abortUnfinishedUploads(client, bucket, prefix, startedAt, keep);
+    const swept = await deleteObjectsUnder(client, bucket, `${prefix}.tmp/`, startedAt, keep);
+    const store = new S3BlobStore(client, bucket, prefix, owner?.id);
+    return { store, aborted, swept };
   }
 
   #key(name: string): string {
@@ -110,7 +128,7 @@ export class S3BlobStore implements BlobStore {
     source: AsyncIterable<Buffer> | Iterable<Buffer>,
     limit?: SizeLimit,
   ): Promise<StagedBlob> {
-    const ref = this.#key(`.tmp/${PROCESS_TAG}/${timestamp}-${randomBytes(4).toString('hex')}`);
+    const ref = this.#key(`.tmp/${this.tag}/${timestamp}-${randomBytes(4).toString('hex')}`);
     const target = { client: this.client, bucket: this.bucket, ref, leftovers: this.leftovers };
     return stageUpload(target, timestamp, source, limit);
   }

@@ -148,13 +148,14 @@ export async function ensureBucket(client: S3Client, bucket: string): Promise<vo
 /**
  * Aborts every unfinished multipart upload under `prefix` (contract: at start), so the
  * parts of uploads a crash cut off stop costing storage. Only uploads begun before
- * `startedAt` are touched.
+ * `startedAt` that `keep` does not keep (a live instance's) are touched.
  */
 export async function abortUnfinishedUploads(
   client: S3Client,
   bucket: string,
   prefix: string,
   startedAt: Date,
+  keep: (key: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<number> {
   let aborted = 0;
   let keyMarker: string | undefined;
@@ -171,6 +172,7 @@ export async function abortUnfinishedUploads(
     for (const upload of page.Uploads ?? []) {
       if (!upload.Key || !upload.UploadId) continue;
       if (upload.Initiated && upload.Initiated >= startedAt) continue;
+      if (await keep(upload.Key)) continue;
       await client
         .send(
           new AbortMultipartUploadCommand({
@@ -190,18 +192,21 @@ export async function abortUnfinishedUploads(
   }
 }
 
-/** Deletes every object under `prefix` older than `before`; how many went. */
+/** Deletes every object under `prefix` older than `before` that `keep` does not keep; how many went. */
 export async function deleteObjectsUnder(
   client: S3Client,
   bucket: string,
   prefix: string,
   before?: Date,
+  keep: (key: string) => Promise<boolean> = () => Promise.resolve(false),
 ): Promise<number> {
   let deleted = 0;
   for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
-    const keys = (page.Contents ?? [])
-      .filter((o) => o.Key && (!before || !o.LastModified || o.LastModified < before))
-      .map((o) => ({ Key: o.Key! }));
+    const keys: { Key: string }[] = [];
+    for (const o of page.Contents ?? []) {
+      if (!o.Key || (before && o.LastModified && o.LastModified >= before)) continue;
+      if (!(await keep(o.Key))) keys.push({ Key: o.Key });
+    }
     if (keys.length === 0) continue;
     await client.send(
       new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys, Quiet: true } }),
