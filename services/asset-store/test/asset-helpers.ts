@@ -6,6 +6,7 @@ import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
 import type { App } from '../src/app.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
+import { deleteBehindItsBack, objectSizesUnder, objectsUnder } from './s3-bucket.js';
 import type { TestApp } from './test-app.js';
 
 /** The ingest answer as tests read it. */
@@ -54,6 +55,37 @@ export function tmpFiles(t: TestApp): string[] {
   return fs.existsSync(t.storage.layout.tmp)
     ? fs.readdirSync(t.storage.layout.tmp).filter((name) => name !== 'service.lock')
     : [];
+}
+
+/**
+ * The thumbnail cache as the backend holds it, by name: the files of `.thumbs/` on disk, or
+ * the objects under `.thumbs/` in the app's bucket (`useS3Blobs`).
+ */
+export async function cachedThumbnails(t: TestApp): Promise<Map<string, Buffer>> {
+  if (t.bucket) return objectsUnder(t.bucket, '.thumbs/');
+  const dir = path.join(t.storageRoot, '.thumbs');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  return new Map(names.map((n) => [n, fs.readFileSync(path.join(dir, n))]));
+}
+
+/** The sizes of the cached thumbnails, by name, as `cachedThumbnails` finds them. */
+export async function cachedThumbnailSizes(t: TestApp): Promise<Map<string, number>> {
+  if (t.bucket) return objectSizesUnder(t.bucket, '.thumbs/');
+  const dir = path.join(t.storageRoot, '.thumbs');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  return new Map(names.map((n) => [n, fs.statSync(path.join(dir, n)).size]));
+}
+
+/** Empties the thumbnail cache behind the service's back (disk folder or bucket prefix). */
+export async function clearCachedThumbnails(t: TestApp): Promise<void> {
+  if (t.bucket) await deleteBehindItsBack(t.bucket, '.thumbs/', true);
+  else fs.rmSync(path.join(t.storageRoot, '.thumbs'), { recursive: true, force: true });
+}
+
+/** Removes an asset's content behind the service's back: its file, or its object. */
+export async function removeContentBehindItsBack(t: TestApp, name: string): Promise<void> {
+  if (t.bucket) await deleteBehindItsBack(t.bucket, name);
+  else fs.rmSync(path.join(t.storageRoot, name));
 }
 
 /** The `user.can.*` xattrs of a stored file, as texts. */

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteBucketCommand } from '@aws-sdk/client-s3';
-import type { TestS3 } from '@svc/testing';
-import { createS3Client, deleteObjectsUnder, type S3Settings } from '../src/storage/s3-client.js';
+import { DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { testS3, type TestS3 } from '@svc/testing';
+import {
+  createS3Client,
+  deleteObjectsUnder,
+  isNotFound,
+  listObjectsUnder,
+  type S3Settings,
+} from '../src/storage/s3-client.js';
 import { S3BlobStore } from '../src/storage/s3-blob-store.js';
 
 /** The store's settings for a bucket on the test run's S3. */
@@ -38,4 +44,58 @@ export async function openTestBucket(
       client.destroy();
     },
   };
+}
+
+/**
+ * What the run's S3 holds under `prefix` of `bucket`, read straight from S3 (not through the
+ * service): each object's key without the prefix, and its bytes.
+ */
+export async function objectsUnder(bucket: string, prefix: string): Promise<Map<string, Buffer>> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    const found = new Map<string, Buffer>();
+    for await (const { key } of listObjectsUnder(client, bucket, prefix)) {
+      // Deleted between the listing and the read (an eviction under way): not there.
+      const got = await client
+        .send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+        .catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+      if (got)
+        found.set(key.slice(prefix.length), Buffer.from(await got.Body!.transformToByteArray()));
+    }
+    return found;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Deletes one object or every object under a prefix, straight through S3, behind the service's back. */
+export async function deleteBehindItsBack(
+  bucket: string,
+  key: string,
+  under = false,
+): Promise<void> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    if (under) await deleteObjectsUnder(client, bucket, key);
+    else await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The sizes of the objects under `prefix` of `bucket`, from one listing, by key without it. */
+export async function objectSizesUnder(
+  bucket: string,
+  prefix: string,
+): Promise<Map<string, number>> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    const found = new Map<string, number>();
+    for await (const { key, size } of listObjectsUnder(client, bucket, prefix)) {
+      found.set(key.slice(prefix.length), size);
+    }
+    return found;
+  } finally {
+    client.destroy();
+  }
 }
