@@ -50,6 +50,26 @@ export function storedFiles(t: TestApp): string[] {
     .sort();
 }
 
+/**
+ * Every asset blob by bare name, where the app keeps them: the storage root's files, or the
+ * top-level objects of its bucket (`useS3Blobs`); dot-names excluded either way.
+ */
+export async function storedAssets(t: TestApp): Promise<string[]> {
+  if (!t.bucket) return storedFiles(t);
+  const sizes = await objectSizesUnder(t.bucket, '');
+  return [...sizes.keys()].filter((k) => !k.startsWith('.') && !k.includes('/')).sort();
+}
+
+/**
+ * What is left staged: the app's local `.tmp/` (as `tmpFiles`), and on S3 the objects under
+ * the bucket's `.tmp/` too.
+ */
+export async function stagedLeftovers(t: TestApp): Promise<string[]> {
+  const local = tmpFiles(t);
+  if (!t.bucket) return local;
+  return [...local, ...(await objectSizesUnder(t.bucket, '.tmp/')).keys()];
+}
+
 /** What is left in the app's staging folder under `.tmp/` (its lock aside). */
 export function tmpFiles(t: TestApp): string[] {
   return fs.existsSync(t.storage.layout.tmp)
@@ -148,4 +168,34 @@ export async function storeEditedAndTrashed(
   const data = await ingestData(app, { data: { n: 1 }, user: 'bob', tags: 'json' });
   await request(app).delete(`${base}/asset/${data.hash}`).expect(200);
   return { photo, data };
+}
+
+/** Waits until `check` holds, polling; throws after `ms`. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A multipart upload whose `file` part announces `size` bytes; the caller writes them. */
+export function startUpload(port: number, size: number): http.ClientRequest {
+  const boundary = 'x-boundary-1';
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n` +
+    'Content-Type: application/octet-stream\r\n\r\n';
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/api/v1/can/0/ingest',
+    headers: {
+      'Content-Type': `multipart/form-data; boundary=${boundary}`,
+      'Content-Length': String(head.length + size + 100),
+    },
+  });
+  req.on('error', () => undefined);
+  req.write(head);
+  return req;
 }
