@@ -6,7 +6,13 @@ import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
 import type { App } from '../src/app.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
-import { deleteBehindItsBack, objectSizesUnder, objectsUnder } from './s3-bucket.js';
+import {
+  deleteBehindItsBack,
+  objectExists,
+  objectOf,
+  objectSizesUnder,
+  objectsUnder,
+} from './s3-bucket.js';
 import type { TestApp } from './test-app.js';
 
 /** The ingest answer as tests read it. */
@@ -120,6 +126,43 @@ export async function xattrsOf(t: TestApp, filename: string): Promise<Record<str
   return out;
 }
 
+/**
+ * The attributes as the backend holds them, as texts by key: the `user.can.*` xattrs on
+ * disk (`xattrsOf`), or the object's `x-amz-meta-can-*` metadata on S3.
+ */
+export async function storedAttributes(t: TestApp, name: string): Promise<Record<string, string>> {
+  if (!t.bucket) return xattrsOf(t, name);
+  const object = await objectOf(t.bucket, name);
+  if (!object) throw new Error(`no object ${name}`);
+  return Object.fromEntries(
+    Object.entries(object.metadata)
+      .filter(([k]) => k.startsWith('can-'))
+      // S3 servers may spell `_` in a metadata name as `-` (Ceph does); no key has a `-`.
+      .map(([k, v]) => [k.slice('can-'.length).replace(/-/g, '_'), v]),
+  );
+}
+
+/** The `.meta/<name>.json` sidecar's text (a file, or an object on S3), or undefined. */
+export async function storedSidecar(t: TestApp, name: string): Promise<string | undefined> {
+  const key = `.meta/${name}.json`;
+  if (t.bucket) return (await objectOf(t.bucket, key))?.body.toString('utf8');
+  const file = path.join(t.storageRoot, key);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+}
+
+/** The stored content of an asset blob (file or object), or undefined when there is none. */
+export async function storedContent(t: TestApp, name: string): Promise<Buffer | undefined> {
+  if (t.bucket) return (await objectOf(t.bucket, name))?.body;
+  const file = path.join(t.storageRoot, name);
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+}
+
+/** Whether the asset blob `name` is there (file or object). */
+export async function isStored(t: TestApp, name: string): Promise<boolean> {
+  if (t.bucket) return objectExists(t.bucket, name);
+  return fs.existsSync(path.join(t.storageRoot, name));
+}
+
 /** Serves `app` on a free port; `closed` resolves once the first connection has closed. */
 export async function listen(
   app: http.RequestListener,
@@ -171,7 +214,10 @@ export async function storeEditedAndTrashed(
 }
 
 /** Waits until `check` holds, polling; throws after `ms`. */
-export async function eventually(check: () => Promise<boolean> | boolean, ms = 3000): Promise<void> {
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  ms = 3000,
+): Promise<void> {
   const until = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > until) throw new Error('condition not reached in time');

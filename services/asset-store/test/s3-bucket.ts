@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteBucketCommand, DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import {
+  DeleteBucketCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+} from '@aws-sdk/client-s3';
 import { testS3, type TestS3 } from '@svc/testing';
 import {
   createS3Client,
@@ -95,6 +100,40 @@ export async function objectSizesUnder(
       found.set(key.slice(prefix.length), size);
     }
     return found;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** One object as S3 holds it, read straight from S3: its bytes and metadata, or undefined. */
+export async function objectOf(
+  bucket: string,
+  key: string,
+): Promise<{ body: Buffer; metadata: Record<string, string> } | undefined> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return {
+      body: Buffer.from(await got.Body!.transformToByteArray()),
+      metadata: got.Metadata ?? {},
+    };
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Whether `key` exists, by a HEAD straight to S3. */
+export async function objectExists(bucket: string, key: string): Promise<boolean> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
   } finally {
     client.destroy();
   }

@@ -1,4 +1,11 @@
-import { eventually, listen, rowCount, startUpload, storedFiles, tmpFiles } from './asset-helpers.js';
+import {
+  eventually,
+  listen,
+  rowCount,
+  startUpload,
+  storedFiles,
+  tmpFiles,
+} from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 // Watches the part stream into a file under the storage root's .tmp/: disk only (on S3 the
