@@ -1,6 +1,7 @@
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { JobService } from '../src/jobs/job.service.js';
+import { FsBlobStore } from '../src/storage/fs-blob-store.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { createScrubFixture } from './scrub-fixture.js';
 
@@ -22,7 +23,8 @@ async function main(): Promise<void> {
     const { layout, attributes } = fixture.storage;
     const verifier = new Verifier({ db, layout, attributes, logger });
     const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
-    const jobs = new JobService({ db, verifier, rebuilder, layout, logger });
+    const blobs = new FsBlobStore(fixture.storage);
+    const jobs = new JobService({ db, verifier, rebuilder, blobs, logger });
 
     /** Wall and CPU milliseconds (all the process's threads) of each run. */
     const sync = { wall: [] as number[], cpu: [] as number[] };

@@ -171,7 +171,7 @@ export function createApp(deps: AppDeps): App {
     logger,
     metrics,
   });
-  const jobs = deps.jobs ?? new JobService({ db, verifier, rebuilder, layout, logger });
+  const jobs = deps.jobs ?? new JobService({ db, verifier, rebuilder, blobs, logger });
   metrics.collectFrom({
     assetTotals: () => assetTotalsByState(db),
     runningJobs: () => jobs.runningSamples(),

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     identities: storage.identities,
     metrics,
   });
-  const jobs = new JobService({ db: index.db, verifier, rebuilder, layout, logger });
+  const jobs = new JobService({ db: index.db, verifier, rebuilder, blobs, logger });
   // Expired resumable uploads go before serving, then periodically.
   const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
   const uploadExpiry = await UploadExpiry.start(uploadStore, logger);

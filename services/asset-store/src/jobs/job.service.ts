@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
-import { scanStorage } from '../storage/storage-scan.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { JobGaugeSample } from '../metrics/asset-metrics.js';
-import type { StorageLayout } from '../storage/layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { Verifier } from '../verifier/verifier.service.js';
 import { JobProgress } from './job-progress.js';
 import { jobFromRow, type Job, type JobKind, type JobStatus } from './job.model.js';
@@ -28,7 +27,8 @@ export interface JobDeps {
   db: Kysely<Database>;
   verifier: Pick<Verifier, 'scrub'>;
   rebuilder: Pick<Rebuilder, 'rebuild'>;
-  layout: StorageLayout;
+  /** Where the assets are (disk or bucket): a rebuild's total is their number. */
+  blobs: Pick<BlobStore, 'list'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** How often a running job's progress is logged and saved; 10 s unless a test says. */
   checkpointMs?: number;
@@ -218,11 +218,12 @@ export class JobService {
 
   async #rebuild(job: RunningJob, mode: RebuildMode) {
     const { signal } = job.controller;
-    // Rebuild streams the tree, so its total comes from a walk of names alone first.
+    // Rebuild streams the blobs, so its total comes from a listing of names alone first:
+    // `accept` sees each name before anything else is read, and refusing them all reads
+    // nothing more. Once cancelled, the next name is accepted only to end the listing.
     let files = 0;
-    const scan = scanStorage(this.deps.layout);
-    while (!signal.aborted && !(await scan.next()).done) files++;
-    await scan.return(undefined);
+    const count = () => (signal.aborted ? true : (files++, false));
+    for await (const _ of this.deps.blobs.list({ accept: count })) break;
     job.progress.total = files;
     return this.deps.rebuilder.rebuild(mode, {
       signal,
