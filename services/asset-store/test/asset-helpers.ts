@@ -9,6 +9,7 @@ import { hashBuffer } from '../src/storage/content-hash.js';
 import {
   deleteBehindItsBack,
   objectExists,
+  putBehindItsBack,
   objectOf,
   objectSizesUnder,
   objectsUnder,
@@ -112,6 +113,32 @@ export async function clearCachedThumbnails(t: TestApp): Promise<void> {
 export async function removeContentBehindItsBack(t: TestApp, name: string): Promise<void> {
   if (t.bucket) await deleteBehindItsBack(t.bucket, name);
   else fs.rmSync(path.join(t.storageRoot, name));
+}
+
+/**
+ * Replaces an asset's content behind the service's back: the file's bytes (its xattrs
+ * stay), or a new object of that name (S3 has no other way; its metadata goes with it).
+ */
+export async function replaceContentBehindItsBack(
+  t: TestApp,
+  name: string,
+  content: string | Buffer,
+): Promise<void> {
+  if (t.bucket) await putBehindItsBack(t.bucket, name, content);
+  else fs.writeFileSync(path.join(t.storageRoot, name), content);
+}
+
+/** Removes every asset blob (dot-names kept): the root's files, or the bucket's objects. */
+export async function removeAllAssetsBehindItsBack(t: TestApp): Promise<void> {
+  if (t.bucket) {
+    for (const [key] of await objectSizesUnder(t.bucket, '')) {
+      if (!key.startsWith('.')) await deleteBehindItsBack(t.bucket, key);
+    }
+    return;
+  }
+  for (const entry of fs.readdirSync(t.storageRoot)) {
+    if (!entry.startsWith('.')) fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
+  }
 }
 
 /** The `user.can.*` xattrs of a stored file, as texts. */

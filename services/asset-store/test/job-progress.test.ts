@@ -127,7 +127,14 @@ describe('a running job', () => {
     const verifier = new Verifier({ db, layout, attributes, logger });
     const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
     // Every 100 ms here; 10 s in the service.
-    const jobs = new JobService({ db, verifier, rebuilder, layout, logger, checkpointMs: 100 });
+    const jobs = new JobService({
+      db,
+      verifier,
+      rebuilder,
+      blobs: t.blobs,
+      logger,
+      checkpointMs: 100,
+    });
     const app = createApp({
       config: t.config,
       storage: t.storage,

@@ -4,6 +4,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { testS3, type TestS3 } from '@svc/testing';
 import {
@@ -134,6 +135,20 @@ export async function objectExists(bucket: string, key: string): Promise<boolean
   } catch (err) {
     if (isNotFound(err)) return false;
     throw err;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Puts `key` with `body` and no metadata, straight through S3, behind the service's back. */
+export async function putBehindItsBack(
+  bucket: string,
+  key: string,
+  body: string | Buffer,
+): Promise<void> {
+  const client = createS3Client(testS3Settings(testS3()!, bucket));
+  try {
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
   } finally {
     client.destroy();
   }
