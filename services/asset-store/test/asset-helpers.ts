@@ -5,7 +5,9 @@ import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
 import type { App } from '../src/app.js';
+import { encodeAttributes } from '../src/storage/attributes.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
+import { parseSidecar, sidecarName } from '../src/storage/sidecar-attribute-store.js';
 import {
   deleteBehindItsBack,
   objectExists,
@@ -155,10 +157,17 @@ export async function xattrsOf(t: TestApp, filename: string): Promise<Record<str
 
 /**
  * The attributes as the backend holds them, as texts by key: the `user.can.*` xattrs on
- * disk (`xattrsOf`), or the object's `x-amz-meta-can-*` metadata on S3.
+ * disk (`xattrsOf`); on S3 the object's `x-amz-meta-can-*` metadata, or, when the set went
+ * to the `.meta/` sidecar (non-ASCII text, over 2 KB), the sidecar's set in the same texts.
  */
 export async function storedAttributes(t: TestApp, name: string): Promise<Record<string, string>> {
   if (!t.bucket) return xattrsOf(t, name);
+  const sidecar = await objectOf(t.bucket, `.meta/${sidecarName(name)}`);
+  if (sidecar) {
+    const attrs = parseSidecar(sidecar.body.toString('utf8'));
+    if (!attrs) throw new Error(`unreadable sidecar of ${name}`);
+    return Object.fromEntries(encodeAttributes(attrs));
+  }
   const object = await objectOf(t.bucket, name);
   if (!object) throw new Error(`no object ${name}`);
   return Object.fromEntries(
