@@ -127,7 +127,25 @@ export async function replaceContentBehindItsBack(
   content: string | Buffer,
 ): Promise<void> {
   if (t.bucket) await putBehindItsBack(t.bucket, name, content);
-  else fs.writeFileSync(path.join(t.storageRoot, name), content);
+  else {
+    const file = path.join(t.storageRoot, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+}
+
+/**
+ * Empties the storage behind the service's back, the service's own dot-space included
+ * (the embedded index aside): every file and folder of the root, or every object of the
+ * bucket.
+ */
+export async function emptyStorageBehindItsBack(t: TestApp): Promise<void> {
+  if (t.bucket) return deleteBehindItsBack(t.bucket, '', true);
+  for (const entry of fs.readdirSync(t.storageRoot)) {
+    if (entry !== '.index') fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
+  }
+  fs.mkdirSync(t.storage.layout.tmp, { recursive: true });
+  fs.mkdirSync(path.join(t.storageRoot, '.meta'));
 }
 
 /** Removes every asset blob (dot-names kept): the root's files, or the bucket's objects. */

@@ -7,6 +7,7 @@ import { hashBuffer } from '../src/storage/content-hash.js';
 import type { Database } from '../src/db/database.js';
 import type { AssetAttributes } from '../src/storage/attributes.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
+import { putBehindItsBack } from './s3-bucket.js';
 import { createAttributeStore } from '../src/storage/fallback-attribute-store.js';
 import { physicalFilename, storageLayout, toAbsolutePath } from '../src/storage/layout.js';
 
@@ -65,7 +66,7 @@ export type StoreOptions = Partial<Omit<AssetAttributes, 'hash' | 'timestamp'>> 
  * (`useS3Blobs`), the content and attributes go to the bucket through the port instead.
  */
 export async function storeAsset(
-  ctx: { index: { db: Kysely<Database> }; storageRoot: string; blobs?: BlobStore },
+  ctx: { index: { db: Kysely<Database> }; storageRoot: string; blobs?: BlobStore; bucket?: string },
   content: Buffer | string,
   options: StoreOptions = {},
 ): Promise<StoredAsset> {
@@ -86,8 +87,10 @@ export async function storeAsset(
     hash,
     timestamp,
   };
-  if (ctx.blobs?.kind === 's3') {
-    if (withoutAttributes) throw new Error('storeAsset: an object without attributes is disk-only');
+  if (ctx.bucket && withoutAttributes) {
+    // An object put there by hand: no metadata, no sidecar.
+    await putBehindItsBack(ctx.bucket, relative, content);
+  } else if (ctx.blobs?.kind === 's3') {
     const blobs = ctx.blobs;
     const staged = await blobs.stage(timestamp, [Buffer.from(content)]);
     await blobs.place(staged, relative, attrs).durable;
@@ -95,7 +98,7 @@ export async function storeAsset(
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, content);
   }
-  if (!withoutAttributes && ctx.blobs?.kind !== 's3') {
+  if (!withoutAttributes && !ctx.bucket) {
     const store = await createAttributeStore(layout.meta, { warn: () => undefined });
     await store.write(file, attrs);
   }
