@@ -204,6 +204,18 @@ export async function storedSidecar(t: TestApp, name: string): Promise<string | 
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
 }
 
+/** The `.meta/` sidecars by name: the folder's files, or the objects under `.meta/` on S3. */
+export async function storedSidecars(t: TestApp): Promise<string[]> {
+  if (t.bucket) return [...(await objectSizesUnder(t.bucket, '.meta/')).keys()].sort();
+  const dir = t.storage.layout.meta;
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => !n.startsWith('.'))
+        .sort()
+    : [];
+}
+
 /** The stored content of an asset blob (file or object), or undefined when there is none. */
 export async function storedContent(t: TestApp, name: string): Promise<Buffer | undefined> {
   if (t.bucket) return (await objectOf(t.bucket, name))?.body;

@@ -13,7 +13,7 @@ import {
   removeContentBehindItsBack,
   replaceContentBehindItsBack,
 } from './asset-helpers.js';
-import { freshTimestamp, insertAssetRow, storeAsset } from './factories.js';
+import { insertAssetRow, storeAsset } from './factories.js';
 import { useTestApp } from './test-app.js';
 
 const TOKEN = 'metrics-token';

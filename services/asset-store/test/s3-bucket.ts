@@ -64,9 +64,13 @@ export async function objectsUnder(bucket: string, prefix: string): Promise<Map<
       // Deleted between the listing and the read (an eviction under way): not there.
       const got = await client
         .send(new GetObjectCommand({ Bucket: bucket, Key: key }))
-        .catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
-      if (got)
+        .catch((err: unknown) => {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        });
+      if (got) {
         found.set(key.slice(prefix.length), Buffer.from(await got.Body!.transformToByteArray()));
+      }
     }
     return found;
   } finally {

@@ -222,8 +222,14 @@ export class JobService {
     // `accept` sees each name before anything else is read, and refusing them all reads
     // nothing more. Once cancelled, the next name is accepted only to end the listing.
     let files = 0;
-    const count = () => (signal.aborted ? true : (files++, false));
-    for await (const _ of this.deps.blobs.list({ accept: count })) break;
+    const count = () => {
+      if (signal.aborted) return true;
+      files++;
+      return false;
+    };
+    const listing = this.deps.blobs.list({ accept: count })[Symbol.asyncIterator]();
+    await listing.next();
+    await listing.return?.();
     job.progress.total = files;
     return this.deps.rebuilder.rebuild(mode, {
       signal,
