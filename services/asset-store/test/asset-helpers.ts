@@ -186,6 +186,15 @@ export async function storedAttributes(t: TestApp, name: string): Promise<Record
     if (!attrs) throw new Error(`unreadable sidecar of ${name}`);
     return Object.fromEntries(encodeAttributes(attrs));
   }
+  return blobAttributes(t, name);
+}
+
+/**
+ * The attributes kept on the blob itself, as texts by key: the `user.can.*` xattrs on disk,
+ * or the object's `x-amz-meta-can-*` metadata on S3 (a `.meta/` sidecar not read).
+ */
+export async function blobAttributes(t: TestApp, name: string): Promise<Record<string, string>> {
+  if (!t.bucket) return xattrsOf(t, name);
   const object = await objectOf(t.bucket, name);
   if (!object) throw new Error(`no object ${name}`);
   return Object.fromEntries(
