@@ -1,11 +1,5 @@
-import {
-  eventually,
-  listen,
-  rowCount,
-  startUpload,
-  storedFiles,
-  tmpFiles,
-} from './asset-helpers.js';
+import { listen, rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
+import { eventually, startUpload } from './upload-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 // Watches the part stream into a file under the storage root's .tmp/: disk only (on S3 the

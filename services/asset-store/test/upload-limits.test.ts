@@ -1,15 +1,8 @@
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
-import {
-  eventually,
-  ingestFile,
-  listen,
-  rowCount,
-  stagedLeftovers,
-  startUpload,
-  storedAssets,
-} from './asset-helpers.js';
+import { ingestFile, listen, rowCount, stagedLeftovers, storedAssets } from './asset-helpers.js';
+import { eventually, startUpload } from './upload-helpers.js';
 import { useTestApp } from './test-app.js';
 
 const t = useTestApp('upload_limits', { max_upload_bytes: 1000 });
