@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { JobService } from '../src/jobs/job.service.js';
+import { FsBlobStore } from '../src/storage/fs-blob-store.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { createScrubFixture } from './scrub-fixture.js';
 
@@ -23,12 +24,13 @@ async function main(): Promise<void> {
     const { layout, attributes } = fixture.storage;
     const verifier = new Verifier({ db, layout, attributes, logger });
     const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
+    const blobs = new FsBlobStore(fixture.storage);
     // No presence held: a bench instance's jobs count as orphaned to any other start.
     const jobs = new JobService({
       db,
       verifier,
       rebuilder,
-      layout,
+      blobs,
       logger,
       instanceId: randomUUID(),
     });

@@ -65,9 +65,9 @@ export interface AppDeps {
   /** The prepared storage root and its attribute port (`openAssetStorage`). */
   storage: AssetStorage;
   /**
-   * Where asset contents live (ingest, downloads, attributes, the verifier, purge, rebuild);
-   * the storage root (`FsBlobStore`) when absent. The watch and the thumbnail cache still
-   * use the storage root directly.
+   * Where asset contents live (ingest, downloads, attributes, the verifier, purge, rebuild,
+   * the thumbnail cache); the storage root (`FsBlobStore`) when absent. The file system
+   * watch still uses the storage root directly.
    */
   blobs?: BlobStore;
   /** Epoch milliseconds; timestamps are issued from it. */
@@ -171,6 +171,7 @@ export function createApp(deps: AppDeps): App {
   const thumbnails = new ThumbnailService({
     assets,
     layout,
+    cache: blobs,
     renderer: deps.thumbnailRenderer ?? sharpRenderer,
     cacheEnabled: config.enable_thumbnail_cache,
     cacheMaxBytes: config.thumbnail_cache_max_bytes,
@@ -183,7 +184,7 @@ export function createApp(deps: AppDeps): App {
       db,
       verifier,
       rebuilder,
-      layout,
+      blobs,
       logger,
       instanceId: deps.instanceId ?? randomUUID(),
     });
@@ -201,7 +202,7 @@ export function createApp(deps: AppDeps): App {
       adminToken: config.admin_token,
       verifier,
       rebuilder,
-      purge: new PurgeService({ db, blobs, layout }),
+      purge: new PurgeService({ db, blobs }),
     }),
   );
   app.use(

@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     db: index.db,
     verifier,
     rebuilder,
-    layout,
+    blobs,
     logger,
     instanceId: presence.id,
   });

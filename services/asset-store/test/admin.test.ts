@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { testDatabaseMode } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
@@ -7,7 +5,15 @@ import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { createApp, type App } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { configSchema } from '../src/config.js';
-import { storeEditedAndTrashed } from './asset-helpers.js';
+import {
+  emptyStorageBehindItsBack,
+  isStored,
+  removeContentBehindItsBack,
+  replaceContentBehindItsBack,
+  storedAttributes,
+  storedSidecar,
+  storeEditedAndTrashed,
+} from './asset-helpers.js';
 import { storeAsset, type StoredAsset } from './factories.js';
 import { useTestApp } from './test-app.js';
 
@@ -18,17 +24,14 @@ const logger = createLogger('admin-test', 'silent');
 const t = useTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
-  for (const entry of fs.readdirSync(t.storageRoot)) {
-    if (entry !== '.index') fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
-  }
-  fs.mkdirSync(t.storage.layout.tmp, { recursive: true });
-  fs.mkdirSync(path.join(t.storageRoot, '.meta'));
+  await emptyStorageBehindItsBack(t);
 });
 
 function appWithout(): App {
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, admin_token: undefined })),
     storage: t.storage,
+    blobs: t.blobs,
     clock: Date.now,
     db: t.index.db,
     ping: t.index.ping,
@@ -112,8 +115,8 @@ describe('POST /admin/verify', () => {
     await storeAsset(t, 'one');
     const bad = await storeAsset(t, 'two');
     const gone = await storeAsset(t, 'three');
-    fs.writeFileSync(bad.file, 'TWO');
-    fs.rmSync(gone.file);
+    await replaceContentBehindItsBack(t, bad.row.path, 'TWO');
+    await removeContentBehindItsBack(t, gone.row.path);
     const res = await request(t.app).post(`${BASE}/admin/verify`).set(auth).expect(200);
     const data = (res.body as { data: { duration_ms: number } }).data;
     expect(res.body).toEqual({
@@ -200,7 +203,7 @@ describe('POST /admin/rebuild', () => {
       withoutAttributes: true,
     });
     const forged = await storeAsset(t, 'forged', { ext: 'png', withoutAttributes: true });
-    fs.writeFileSync(forged.file, 'not what was hashed');
+    await replaceContentBehindItsBack(t, forged.row.path, 'not what was hashed');
     await t.index.db.deleteFrom('asset').execute();
     await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
     expect(await meta(plain.row.hash)).toEqual({
@@ -216,12 +219,12 @@ describe('POST /admin/rebuild', () => {
       is_corrupted: true,
     });
     // Written back, so the next rebuild reads them rather than hashing again.
-    expect(await t.storage.attributes.read(plain.file)).toMatchObject({ hash: plain.row.hash });
+    expect(await storedAttributes(t, plain.row.path)).toMatchObject({ hash: plain.row.hash });
   });
 
   it('flags rows whose file vanished as corrupted and keeps them', async () => {
     const [, , gone] = await fixtures();
-    fs.rmSync(gone!.file);
+    await removeContentBehindItsBack(t, gone!.row.path);
     const res = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
     expect(res.body).toEqual({
       status: 'success',
@@ -234,8 +237,8 @@ describe('POST /admin/rebuild', () => {
   it('counts files it cannot index and escalates to hard past the threshold', async () => {
     await fixtures();
     const vanished = await storeAsset(t, 'vanishing');
-    fs.rmSync(vanished.file);
-    fs.writeFileSync(path.join(t.storageRoot, 'stray.txt'), 'not an asset');
+    await removeContentBehindItsBack(t, vanished.row.path);
+    await replaceContentBehindItsBack(t, 'stray.txt', 'not an asset');
     const soft = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
     expect(soft.body).toEqual({
       status: 'success',
@@ -243,8 +246,8 @@ describe('POST /admin/rebuild', () => {
     });
     expect(await rows()).toBe(4);
 
-    fs.writeFileSync(path.join(t.storageRoot, 'stray2.txt'), 'nor this');
-    fs.writeFileSync(path.join(t.storageRoot, 'stray3.txt'), 'nor this');
+    await replaceContentBehindItsBack(t, 'stray2.txt', 'nor this');
+    await replaceContentBehindItsBack(t, 'stray3.txt', 'nor this');
     const hard = await request(t.app).post(`${BASE}/admin/rebuild`).set(auth).expect(200);
     expect(hard.body).toEqual({
       status: 'success',
@@ -267,6 +270,7 @@ describe('POST /admin/rebuild', () => {
       db: t.index.db,
       layout: t.storage.layout,
       attributes: t.storage.attributes,
+      blobs: t.blobs,
       logger,
       errorThreshold: 10,
     });
@@ -285,20 +289,19 @@ describe('POST /admin/rebuild', () => {
 describe('DELETE /admin/asset/{hash}', () => {
   it('purges the file, its thumbnails, its attributes and its row', async () => {
     const [, , long] = await fixtures();
-    const { row, file } = long!;
-    const sidecar = path.join(t.storageRoot, '.meta', `${path.basename(file)}.json`);
-    expect(fs.existsSync(sidecar)).toBe(true);
-    fs.mkdirSync(path.join(t.storageRoot, '.thumbs'), { recursive: true });
-    const thumb = path.join(t.storageRoot, '.thumbs', `${row.hash}_10x10.jpg`);
-    fs.writeFileSync(thumb, 'jpeg');
+    const { row } = long!;
+    expect(await storedSidecar(t, row.path)).toBeDefined();
+    const thumb = `.thumbs/${row.hash}_10x10.jpg`;
+    await replaceContentBehindItsBack(t, thumb, 'jpeg');
+    expect(await isStored(t, thumb)).toBe(true);
     const res = await request(t.app)
       .delete(`${BASE}/admin/asset/${row.hash.toUpperCase()}`)
       .set(auth)
       .expect(200);
     expect(res.body).toEqual({ status: 'success', data: 'purged' });
-    expect(fs.existsSync(file)).toBe(false);
-    expect(fs.existsSync(sidecar)).toBe(false);
-    expect(fs.existsSync(thumb)).toBe(false);
+    expect(await isStored(t, row.path)).toBe(false);
+    expect(await storedSidecar(t, row.path)).toBeUndefined();
+    expect(await isStored(t, thumb)).toBe(false);
     expect(await findAssetByHash(t.index.db, row.hash)).toBeUndefined();
     expect(await rows()).toBe(2);
     await request(t.app).get(`${BASE}/asset/${row.hash}/meta`).expect(404);
@@ -324,7 +327,7 @@ describe('DELETE /admin/asset/{hash}', () => {
     async function downloadDuringPurge(
       outcome: 'purged' | 'rolled back',
     ): Promise<{ status: number; body: unknown; waited: boolean; hash: string }> {
-      const { row, file } = await storeAsset(t, 'purge race', { ext: 'txt' });
+      const { row } = await storeAsset(t, 'purge race', { ext: 'txt' });
       let answered = false;
       let waited = false;
       let download: Promise<request.Response> | undefined;
@@ -337,7 +340,7 @@ describe('DELETE /admin/asset/{hash}', () => {
             .where('hash', '=', row.hash)
             .forUpdate()
             .execute();
-          fs.rmSync(file);
+          await removeContentBehindItsBack(t, row.path);
           download = request(t.app)
             .get(`${BASE}/asset/${row.hash}`)
             .then((res) => {

@@ -5,7 +5,17 @@ import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
 import request from 'supertest';
 import type { App } from '../src/app.js';
+import { encodeAttributes } from '../src/storage/attributes.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
+import { parseSidecar, sidecarName } from '../src/storage/sidecar-attribute-store.js';
+import {
+  deleteBehindItsBack,
+  objectExists,
+  putBehindItsBack,
+  objectOf,
+  objectSizesUnder,
+  objectsUnder,
+} from './s3-bucket.js';
 import type { TestApp } from './test-app.js';
 
 /** The ingest answer as tests read it. */
@@ -49,11 +59,106 @@ export function storedFiles(t: TestApp): string[] {
     .sort();
 }
 
+/**
+ * Every asset blob by bare name, where the app keeps them: the storage root's files, or the
+ * top-level objects of its bucket (`useS3Blobs`); dot-names excluded either way.
+ */
+export async function storedAssets(t: TestApp): Promise<string[]> {
+  if (!t.bucket) return storedFiles(t);
+  const sizes = await objectSizesUnder(t.bucket, '');
+  return [...sizes.keys()].filter((k) => !k.startsWith('.') && !k.includes('/')).sort();
+}
+
+/**
+ * What is left staged: the app's local `.tmp/` (as `tmpFiles`), and on S3 the objects under
+ * the bucket's `.tmp/` too.
+ */
+export async function stagedLeftovers(t: TestApp): Promise<string[]> {
+  const local = tmpFiles(t);
+  if (!t.bucket) return local;
+  return [...local, ...(await objectSizesUnder(t.bucket, '.tmp/')).keys()];
+}
+
 /** What is left in the app's staging folder under `.tmp/` (its lock aside). */
 export function tmpFiles(t: TestApp): string[] {
   return fs.existsSync(t.storage.layout.tmp)
     ? fs.readdirSync(t.storage.layout.tmp).filter((name) => name !== 'service.lock')
     : [];
+}
+
+/**
+ * The thumbnail cache as the backend holds it, by name: the files of `.thumbs/` on disk, or
+ * the objects under `.thumbs/` in the app's bucket (`useS3Blobs`).
+ */
+export async function cachedThumbnails(t: TestApp): Promise<Map<string, Buffer>> {
+  if (t.bucket) return objectsUnder(t.bucket, '.thumbs/');
+  const dir = path.join(t.storageRoot, '.thumbs');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  return new Map(names.map((n) => [n, fs.readFileSync(path.join(dir, n))]));
+}
+
+/** The sizes of the cached thumbnails, by name, as `cachedThumbnails` finds them. */
+export async function cachedThumbnailSizes(t: TestApp): Promise<Map<string, number>> {
+  if (t.bucket) return objectSizesUnder(t.bucket, '.thumbs/');
+  const dir = path.join(t.storageRoot, '.thumbs');
+  const names = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+  return new Map(names.map((n) => [n, fs.statSync(path.join(dir, n)).size]));
+}
+
+/** Empties the thumbnail cache behind the service's back (disk folder or bucket prefix). */
+export async function clearCachedThumbnails(t: TestApp): Promise<void> {
+  if (t.bucket) await deleteBehindItsBack(t.bucket, '.thumbs/', true);
+  else fs.rmSync(path.join(t.storageRoot, '.thumbs'), { recursive: true, force: true });
+}
+
+/** Removes an asset's content behind the service's back: its file, or its object. */
+export async function removeContentBehindItsBack(t: TestApp, name: string): Promise<void> {
+  if (t.bucket) await deleteBehindItsBack(t.bucket, name);
+  else fs.rmSync(path.join(t.storageRoot, name));
+}
+
+/**
+ * Replaces an asset's content behind the service's back: the file's bytes (its xattrs
+ * stay), or a new object of that name (S3 has no other way; its metadata goes with it).
+ */
+export async function replaceContentBehindItsBack(
+  t: TestApp,
+  name: string,
+  content: string | Buffer,
+): Promise<void> {
+  if (t.bucket) await putBehindItsBack(t.bucket, name, content);
+  else {
+    const file = path.join(t.storageRoot, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, content);
+  }
+}
+
+/**
+ * Empties the storage behind the service's back, the service's own dot-space included
+ * (the embedded index aside): every file and folder of the root, or every object of the
+ * bucket.
+ */
+export async function emptyStorageBehindItsBack(t: TestApp): Promise<void> {
+  if (t.bucket) return deleteBehindItsBack(t.bucket, '', true);
+  for (const entry of fs.readdirSync(t.storageRoot)) {
+    if (entry !== '.index') fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
+  }
+  fs.mkdirSync(t.storage.layout.tmp, { recursive: true });
+  fs.mkdirSync(path.join(t.storageRoot, '.meta'));
+}
+
+/** Removes every asset blob (dot-names kept): the root's files, or the bucket's objects. */
+export async function removeAllAssetsBehindItsBack(t: TestApp): Promise<void> {
+  if (t.bucket) {
+    for (const [key] of await objectSizesUnder(t.bucket, '')) {
+      if (!key.startsWith('.')) await deleteBehindItsBack(t.bucket, key);
+    }
+    return;
+  }
+  for (const entry of fs.readdirSync(t.storageRoot)) {
+    if (!entry.startsWith('.')) fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
+  }
 }
 
 /** The `user.can.*` xattrs of a stored file, as texts. */
@@ -66,6 +171,71 @@ export async function xattrsOf(t: TestApp, filename: string): Promise<Record<str
     }
   }
   return out;
+}
+
+/**
+ * The attributes as the backend holds them, as texts by key: the `user.can.*` xattrs on
+ * disk (`xattrsOf`); on S3 the object's `x-amz-meta-can-*` metadata, or, when the set went
+ * to the `.meta/` sidecar (non-ASCII text, over 2 KB), the sidecar's set in the same texts.
+ */
+export async function storedAttributes(t: TestApp, name: string): Promise<Record<string, string>> {
+  if (!t.bucket) return xattrsOf(t, name);
+  const sidecar = await objectOf(t.bucket, `.meta/${sidecarName(name)}`);
+  if (sidecar) {
+    const attrs = parseSidecar(sidecar.body.toString('utf8'));
+    if (!attrs) throw new Error(`unreadable sidecar of ${name}`);
+    return Object.fromEntries(encodeAttributes(attrs));
+  }
+  return blobAttributes(t, name);
+}
+
+/**
+ * The attributes kept on the blob itself, as texts by key: the `user.can.*` xattrs on disk,
+ * or the object's `x-amz-meta-can-*` metadata on S3 (a `.meta/` sidecar not read).
+ */
+export async function blobAttributes(t: TestApp, name: string): Promise<Record<string, string>> {
+  if (!t.bucket) return xattrsOf(t, name);
+  const object = await objectOf(t.bucket, name);
+  if (!object) throw new Error(`no object ${name}`);
+  return Object.fromEntries(
+    Object.entries(object.metadata)
+      .filter(([k]) => k.startsWith('can-'))
+      // S3 servers may spell `_` in a metadata name as `-` (Ceph does); no key has a `-`.
+      .map(([k, v]) => [k.slice('can-'.length).replace(/-/g, '_'), v]),
+  );
+}
+
+/** The `.meta/<name>.json` sidecar's text (a file, or an object on S3), or undefined. */
+export async function storedSidecar(t: TestApp, name: string): Promise<string | undefined> {
+  const key = `.meta/${name}.json`;
+  if (t.bucket) return (await objectOf(t.bucket, key))?.body.toString('utf8');
+  const file = path.join(t.storageRoot, key);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+}
+
+/** The `.meta/` sidecars by name: the folder's files, or the objects under `.meta/` on S3. */
+export async function storedSidecars(t: TestApp): Promise<string[]> {
+  if (t.bucket) return [...(await objectSizesUnder(t.bucket, '.meta/')).keys()].sort();
+  const dir = t.storage.layout.meta;
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => !n.startsWith('.'))
+        .sort()
+    : [];
+}
+
+/** The stored content of an asset blob (file or object), or undefined when there is none. */
+export async function storedContent(t: TestApp, name: string): Promise<Buffer | undefined> {
+  if (t.bucket) return (await objectOf(t.bucket, name))?.body;
+  const file = path.join(t.storageRoot, name);
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+}
+
+/** Whether the asset blob `name` is there (file or object). */
+export async function isStored(t: TestApp, name: string): Promise<boolean> {
+  if (t.bucket) return objectExists(t.bucket, name);
+  return fs.existsSync(path.join(t.storageRoot, name));
 }
 
 /** Serves `app` on a free port; `closed` resolves once the first connection has closed. */

@@ -5,8 +5,7 @@ import { createApp } from '../src/app.js';
 import { toAssetAttributes, toAssetRecord } from '../src/assets/asset.model.js';
 import { insertAttributeIntent } from '../src/assets/attribute-intent.repository.js';
 import { replayAttributeIntents } from '../src/assets/attribute-intents.js';
-import type { AttributeStore } from '../src/storage/attributes.js';
-import { FsBlobStore } from '../src/storage/fs-blob-store.js';
+import type { BlobStore } from '../src/storage/blob-store.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -41,7 +40,7 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
   });
 
   it('the start puts attributes a crash left ahead (even torn) back to the acknowledged row', async () => {
-    const { row, file } = await storeAsset(t, 'torn', {
+    const { row } = await storeAsset(t, 'torn', {
       tags: ['old'],
       description: 'old description',
     });
@@ -49,31 +48,35 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
     // and new tags beside the old description on the file; the row as acknowledged.
     await insertAttributeIntent(t.index.db, row.hash);
     const acknowledged = toAssetAttributes(toAssetRecord(row));
-    await t.storage.attributes.write(file, { ...acknowledged, tags: ['new'], is_trashed: true });
-    expect(
-      await replayAttributeIntents({ db: t.index.db, blobs: new FsBlobStore(t.storage), logger }),
-    ).toBe(1);
-    expect(await t.storage.attributes.read(file)).toEqual(acknowledged);
+    await t.blobs.writeAttributes(row.path, { ...acknowledged, tags: ['new'], is_trashed: true });
+    expect(await replayAttributeIntents({ db: t.index.db, blobs: t.blobs, logger })).toBe(1);
+    expect(await t.blobs.readAttributes(row.path)).toEqual(acknowledged);
     expect(await intentCount()).toBe(0);
   });
 
   it('a change whose attribute write fails leaves the attributes as the row is', async () => {
-    const { row, file } = await storeAsset(t, 'failing', { tags: ['kept'] });
+    const { row } = await storeAsset(t, 'failing', { tags: ['kept'] });
     let failNext = true;
-    const failing: AttributeStore = {
-      ...t.storage.attributes,
-      read: (f) => t.storage.attributes.read(f),
-      write: async (f, attrs) => {
-        await t.storage.attributes.write(f, attrs);
-        if (failNext) {
-          failNext = false;
-          throw Object.assign(new Error('I/O error'), { code: 'EIO' });
+    // The store as it is (disk or bucket), but the next attribute write fails once written.
+    const failing = new Proxy(t.blobs, {
+      get(target, key) {
+        if (key === 'writeAttributes') {
+          return async (...args: Parameters<BlobStore['writeAttributes']>) => {
+            await target.writeAttributes(...args);
+            if (failNext) {
+              failNext = false;
+              throw Object.assign(new Error('I/O error'), { code: 'EIO' });
+            }
+          };
         }
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       },
-    };
+    });
     const app = createApp({
       config: t.config,
-      storage: { ...t.storage, attributes: failing },
+      storage: t.storage,
+      blobs: failing,
       clock: Date.now,
       db: t.index.db,
       ping: t.index.ping,
@@ -84,7 +87,7 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
       .patch(`${BASE}/asset/${row.hash}`)
       .send({ tags: ['lost'] })
       .expect(500);
-    expect((await t.storage.attributes.read(file))?.tags).toEqual(['kept']);
+    expect((await t.blobs.readAttributes(row.path))?.tags).toEqual(['kept']);
     expect(await intentCount()).toBe(0);
   });
 });

@@ -1,13 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import request from 'supertest';
 import {
   expectedHash,
   ingestData,
   rowCount,
-  storedFiles,
-  tmpFiles,
-  xattrsOf,
+  stagedLeftovers,
+  storedAssets,
+  storedAttributes,
+  storedContent,
 } from './asset-helpers.js';
 import { createTestApp, useTestApp, type TestApp } from './test-app.js';
 
@@ -26,7 +25,7 @@ describe('data ingest', () => {
     });
     const text = JSON.stringify(data, null, 2);
     expect(filename).toBe(`${timestamp}_${hash}_x_y.json`);
-    expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe(text);
+    expect((await storedContent(t, filename))?.toString('utf8')).toBe(text);
     expect(hash).toBe(expectedHash(text, timestamp));
     const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
     expect(meta.body).toEqual({
@@ -42,7 +41,7 @@ describe('data ingest', () => {
         is_corrupted: false,
       },
     });
-    expect((await xattrsOf(t, filename)).mime_type).toBe('application/json');
+    expect((await storedAttributes(t, filename)).mime_type).toBe('application/json');
   });
 
   it.each([
@@ -53,7 +52,7 @@ describe('data ingest', () => {
     [[1, 'a'], '[\n  1,\n  "a"\n]'],
   ])('stores the JSON value %j', async (data, stored) => {
     const { filename } = await ingestData(t.app, { data });
-    expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe(stored);
+    expect((await storedContent(t, filename))?.toString('utf8')).toBe(stored);
   });
 
   it('takes the extension from an overriding mime_type', async () => {
@@ -65,13 +64,13 @@ describe('data ingest', () => {
   });
 
   const rejects = async (send: () => request.Test, status: number, error: string) => {
-    const files = storedFiles(t);
+    const files = await storedAssets(t);
     const rows = await rowCount(t);
     const res = await send().expect(status);
     expect(res.body).toEqual({ status: 'error', error });
-    expect(storedFiles(t)).toEqual(files);
+    expect(await storedAssets(t)).toEqual(files);
     expect(await rowCount(t)).toBe(rows);
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await stagedLeftovers(t)).toEqual([]);
   };
 
   it('needs the data key', async () => {
@@ -155,15 +154,15 @@ describe('data ingest of deeply nested values', () => {
       status: 'error',
       error: 'invalid data: too deeply nested or too large once indented',
     });
-    expect(storedFiles(deep)).toEqual([]);
+    expect(await storedAssets(deep)).toEqual([]);
     expect(await rowCount(deep)).toBe(0);
-    expect(tmpFiles(deep)).toEqual([]);
+    expect(await stagedLeftovers(deep)).toEqual([]);
   });
 
   it('still stores nesting it can indent', async () => {
     const data = JSON.parse(`${'['.repeat(200)}1${']'.repeat(200)}`) as unknown;
     const { filename } = await ingestData(deep.app, { data });
-    expect(fs.readFileSync(path.join(deep.storageRoot, filename), 'utf8')).toBe(
+    expect((await storedContent(deep, filename))?.toString('utf8')).toBe(
       JSON.stringify(data, null, 2),
     );
     expect(await rowCount(deep)).toBe(1);

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { removeAttribute } from 'fs-xattr';
 import request from 'supertest';
 import {
   ingestData,
   ingestFile,
   rowCount,
-  storedFiles,
-  tmpFiles,
-  xattrsOf,
+  stagedLeftovers,
+  storedAssets,
+  storedAttributes,
 } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -52,7 +49,7 @@ describe('content digests', () => {
     const { hash, filename } = await ingestData(t.app, { data: { a: 1 } });
     const text = JSON.stringify({ a: 1 }, null, 2);
     expect(await contentSha256Of(hash)).toBe(sha256(text).toString('hex'));
-    expect((await xattrsOf(t, filename)).content_sha256).toBe(sha256(text).toString('hex'));
+    expect((await storedAttributes(t, filename)).content_sha256).toBe(sha256(text).toString('hex'));
   });
 
   it('digests a large upload (hashed off the main thread) the same way, and checks its sha256', async () => {
@@ -61,11 +58,11 @@ describe('content digests', () => {
     const digest = sha256(content).toString('hex');
     const { hash, filename } = await ingestFile(t.app, content, 'big.bin', { sha256: digest });
     expect(await contentSha256Of(hash)).toBe(digest);
-    expect((await xattrsOf(t, filename)).content_sha256).toBe(digest);
+    expect((await storedAttributes(t, filename)).content_sha256).toBe(digest);
     const head = await request(t.app).head(`${BASE}/asset/${hash}`).expect(200);
     expect(head.headers['repr-digest']).toBe(reprDigest(content));
 
-    const files = storedFiles(t);
+    const files = await storedAssets(t);
     const res = await request(t.app)
       .post(`${BASE}/ingest`)
       .field('sha256', digest)
@@ -75,8 +72,8 @@ describe('content digests', () => {
       status: 'error',
       error: 'invalid sha256: the file content has a different SHA-256',
     });
-    expect(storedFiles(t)).toEqual(files);
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await storedAssets(t)).toEqual(files);
+    expect(await stagedLeftovers(t)).toEqual([]);
   });
 
   it('takes a matching sha256 field, in either case', async () => {
@@ -86,7 +83,7 @@ describe('content digests', () => {
   });
 
   it('refuses a file whose SHA-256 is not the sha256 field: 400, nothing kept', async () => {
-    const files = storedFiles(t);
+    const files = await storedAssets(t);
     const rows = await rowCount(t);
     const res = await request(t.app)
       .post(`${BASE}/ingest`)
@@ -97,8 +94,8 @@ describe('content digests', () => {
       status: 'error',
       error: 'invalid sha256: the file content has a different SHA-256',
     });
-    expect(storedFiles(t)).toEqual(files);
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await storedAssets(t)).toEqual(files);
+    expect(await stagedLeftovers(t)).toEqual([]);
     expect(await rowCount(t)).toBe(rows);
   });
 
@@ -112,7 +109,7 @@ describe('content digests', () => {
       status: 'error',
       error: 'invalid sha256: expected 64 hexadecimal characters',
     });
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await stagedLeftovers(t)).toEqual([]);
   });
 });
 
@@ -139,51 +136,5 @@ describe('search by content', () => {
       status: 'error',
       error: 'invalid sha256: expected 64 hexadecimal characters',
     });
-  });
-});
-
-describe('rebuilding digests', () => {
-  const rebuild = (mode: string) =>
-    request(t.app)
-      .post(`${BASE}/admin/rebuild?mode=${mode}`)
-      .set('Authorization', 'Bearer admin')
-      .expect(200);
-
-  it('rebuilds it from the attribute; a scrub recomputes it for files stored before it was kept', async () => {
-    const kept = await ingestFile(t.app, 'has its digest', 'k.txt');
-    const older = await ingestFile(t.app, 'stored before digests', 'o.txt');
-    // What a file and row from before the migration look like.
-    await removeAttribute(path.join(t.storageRoot, older.filename), 'user.can.content_sha256');
-    await t.index.db
-      .updateTable('asset')
-      .set({ content_sha256: null })
-      .where('hash', '=', older.hash)
-      .execute();
-    await rebuild('hard');
-    expect(await contentSha256Of(kept.hash)).toBe(sha256('has its digest').toString('hex'));
-    // A rebuild reads attributes, not contents: the digest waits for the scrub's read.
-    expect(await contentSha256Of(older.hash)).toBeNull();
-    await request(t.app)
-      .post(`${BASE}/admin/verify`)
-      .set('Authorization', 'Bearer admin')
-      .expect(200);
-    const recomputed = sha256('stored before digests').toString('hex');
-    expect(await contentSha256Of(older.hash)).toBe(recomputed);
-    expect((await xattrsOf(t, older.filename)).content_sha256).toBe(recomputed);
-  });
-
-  it('recomputes it for a file without attributes, unless its content is damaged', async () => {
-    const bare = await ingestFile(t.app, 'bare file', 'b.txt');
-    const damaged = await ingestFile(t.app, 'damaged file', 'd.txt');
-    for (const { filename } of [bare, damaged]) {
-      const file = path.join(t.storageRoot, filename);
-      for (const key of Object.keys(await xattrsOf(t, filename))) {
-        await removeAttribute(file, `user.can.${key}`);
-      }
-    }
-    fs.writeFileSync(path.join(t.storageRoot, damaged.filename), 'changed behind our back');
-    await rebuild('soft');
-    expect(await contentSha256Of(bare.hash)).toBe(sha256('bare file').toString('hex'));
-    expect(await contentSha256Of(damaged.hash)).toBeNull();
   });
 });

@@ -6,6 +6,8 @@ import type { AssetRow, NewAssetRow } from '../src/assets/asset.table.js';
 import { createAssetHash, hashBuffer } from '../src/storage/content-hash.js';
 import type { Database } from '../src/db/database.js';
 import type { AssetAttributes } from '../src/storage/attributes.js';
+import type { BlobStore } from '../src/storage/blob-store.js';
+import { putBehindItsBack } from './s3-bucket.js';
 import { createAttributeStore } from '../src/storage/fallback-attribute-store.js';
 import { physicalFilename, storageLayout, toAbsolutePath } from '../src/storage/layout.js';
 
@@ -45,7 +47,7 @@ export async function insertAssetRow(
 /** What a stored fixture asset consists of. */
 export interface StoredAsset {
   row: AssetRow;
-  /** Absolute path of the file. */
+  /** Absolute path of the file (where it would be: on S3 the asset is an object). */
   file: string;
 }
 
@@ -60,10 +62,11 @@ export type StoreOptions = Partial<Omit<AssetAttributes, 'hash' | 'timestamp'>> 
 
 /**
  * A complete asset as ingest leaves it: the file under its physical name, its attributes
- * and its index row, with a hash computed the contract's way.
+ * and its index row, with a hash computed the contract's way. With `blobs` on S3
+ * (`useS3Blobs`), the content and attributes go to the bucket through the port instead.
  */
 export async function storeAsset(
-  ctx: { index: { db: Kysely<Database> }; storageRoot: string },
+  ctx: { index: { db: Kysely<Database> }; storageRoot: string; blobs?: BlobStore; bucket?: string },
   content: Buffer | string,
   options: StoreOptions = {},
 ): Promise<StoredAsset> {
@@ -75,8 +78,6 @@ export async function storeAsset(
   const relative = folder ? `${folder}/${name}` : name;
   const layout = storageLayout(ctx.storageRoot);
   const file = toAbsolutePath(layout, relative);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, content);
   const attrs: AssetAttributes = {
     mime_type: 'application/octet-stream',
     is_trashed: false,
@@ -86,7 +87,18 @@ export async function storeAsset(
     hash,
     timestamp,
   };
-  if (!withoutAttributes) {
+  if (ctx.bucket && withoutAttributes) {
+    // An object put there by hand: no metadata, no sidecar.
+    await putBehindItsBack(ctx.bucket, relative, content);
+  } else if (ctx.blobs?.kind === 's3') {
+    const blobs = ctx.blobs;
+    const staged = await blobs.stage(timestamp, [Buffer.from(content)]);
+    await blobs.place(staged, relative, attrs).durable;
+  } else {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, content);
+  }
+  if (!withoutAttributes && !ctx.bucket) {
     const store = await createAttributeStore(layout.meta, { warn: () => undefined });
     await store.write(file, attrs);
   }

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { testDatabaseMode } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
-import { sql } from 'kysely';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
 import type { AttributeStore } from '../src/storage/attributes.js';
@@ -158,104 +157,5 @@ describe("a rebuild that indexes an ingest's file before its row commits", () =>
     expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe('raced');
     const rows = await t.index.db.selectFrom('asset').select(['hash', 'path']).execute();
     expect(rows).toEqual([{ hash, path: filename }]);
-  });
-});
-
-describe('a failure after the upload arrived', () => {
-  it('answers 500 and keeps no file, attributes or sidecar when the index refuses the row', async () => {
-    await sql`
-      create function refuse_asset() returns trigger language plpgsql as
-      $$ begin raise exception 'index refuses'; end $$
-    `.execute(t.index.db);
-    await sql`create trigger refuse before insert on asset for each row execute function refuse_asset()`.execute(
-      t.index.db,
-    );
-    try {
-      const res = await request(t.app)
-        .post('/api/v1/can/0/ingest')
-        .field('description', 'd'.repeat(16_384))
-        .attach('file', Buffer.from('x'), 'a.txt')
-        .expect(500);
-      expect(res.body).toEqual({ status: 'error', error: 'internal error' });
-      const data = await request(t.app)
-        .post('/api/v1/can/0/ingest/data')
-        .send({ data: 1 })
-        .expect(500);
-      expect(data.body).toEqual({ status: 'error', error: 'internal error' });
-      await nothingLeft();
-      expect(storedFiles({ ...t, storageRoot: t.storage.layout.meta })).toEqual([]);
-    } finally {
-      await sql`drop trigger refuse on asset`.execute(t.index.db);
-    }
-  });
-
-  it('fails only the ingest whose row the index refuses, among concurrent ones', async () => {
-    await sql`
-      create function refuse_tagged() returns trigger language plpgsql as
-      $$ begin
-        if 'refused' = any(new.tags) then raise exception 'index refuses'; end if;
-        return new;
-      end $$
-    `.execute(t.index.db);
-    await sql`create trigger refuse before insert on asset for each row execute function refuse_tagged()`.execute(
-      t.index.db,
-    );
-    try {
-      // Concurrent rows share insert statements; the refused one must not take others along.
-      const results = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
-          request(t.app)
-            .post('/api/v1/can/0/ingest')
-            .field('tags', i === 5 ? 'refused' : 'kept')
-            .attach('file', Buffer.from(`content ${i}`), `f${i}.txt`),
-        ),
-      );
-      expect(results.map((r) => r.status)).toEqual(
-        Array.from({ length: 12 }, (_, i) => (i === 5 ? 500 : 200)),
-      );
-      expect(results[5]!.body).toEqual({ status: 'error', error: 'internal error' });
-      const kept = results
-        .filter((_, i) => i !== 5)
-        .map((r) => (r.body as { data: { filename: string } }).data.filename)
-        .sort();
-      expect(storedFiles(t)).toEqual(kept);
-      expect(await rowCount(t)).toBe(11);
-      expect(tmpFiles(t)).toEqual([]);
-    } finally {
-      await sql`drop trigger refuse on asset`.execute(t.index.db);
-      await sql`drop function refuse_tagged()`.execute(t.index.db);
-      await t.index.db.deleteFrom('asset').execute();
-      for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
-    }
-  });
-});
-
-const onServerOnly = testDatabaseMode() === 'postgres' ? describe : describe.skip;
-onServerOnly("the index writer's connection", () => {
-  afterEach(async () => {
-    await t.index.db.deleteFrom('asset').execute();
-    for (const name of storedFiles(t)) fs.rmSync(path.join(t.storageRoot, name));
-  });
-
-  it('loses no ingest when the server drops it, and the next batches use a fresh one', async () => {
-    const ingest = (i: number) =>
-      request(t.app)
-        .post('/api/v1/can/0/ingest')
-        .attach('file', Buffer.from(`content ${i}`), `f${i}.txt`);
-    expect((await ingest(0)).status).toBe(200);
-    const writer = sql<{ pid: number }>`
-      select pid from pg_stat_activity
-      where datname = current_database() and application_name = 'asset_store pipelined'
-    `;
-    const [dropped] = (await writer.execute(t.index.db)).rows;
-    expect(dropped).toBeDefined();
-    await sql`select pg_terminate_backend(${dropped!.pid})`.execute(t.index.db);
-
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => ingest(i + 1)));
-    expect(results.map((r) => r.status)).toEqual(Array.from({ length: 12 }, () => 200));
-    expect(await rowCount(t)).toBe(13);
-    expect(storedFiles(t)).toHaveLength(13);
-    const [fresh] = (await writer.execute(t.index.db)).rows;
-    expect(fresh!.pid).not.toBe(dropped!.pid);
   });
 });

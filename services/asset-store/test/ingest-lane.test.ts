@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import request from 'supertest';
 import {
   expectedHash,
   type Ingested,
   rowCount,
-  storedFiles,
-  tmpFiles,
-  xattrsOf,
+  stagedLeftovers,
+  storedAssets,
+  storedAttributes,
+  storedContent,
 } from './asset-helpers.js';
 import { useTestApp } from './test-app.js';
 
@@ -23,7 +22,7 @@ const t = useTestApp('ingest_lane', { max_upload_bytes: MAX_UPLOAD });
 
 /** What an ingest can leave behind: rows, asset files and `.tmp/` leftovers. */
 async function state(): Promise<[number, string[], string[]]> {
-  return [await rowCount(t), storedFiles(t), tmpFiles(t)];
+  return [await rowCount(t), await storedAssets(t), await stagedLeftovers(t)];
 }
 
 type Send = (url: string) => request.Test;
@@ -122,7 +121,7 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
       const { timestamp, hash, filename } = (res.body as { data: Ingested }).data;
       expect(hash).toBe(expectedHash('same content', timestamp));
       expect(filename).toBe(`${timestamp}_${hash}_lane_check.txt`);
-      expect(fs.readFileSync(path.join(t.storageRoot, filename), 'utf8')).toBe('same content');
+      expect((await storedContent(t, filename))?.toString('utf8')).toBe('same content');
       const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
       expect(meta.body).toEqual({
         status: 'success',
@@ -136,7 +135,7 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
           is_corrupted: false,
         },
       });
-      expect(await xattrsOf(t, filename)).toEqual({
+      expect(await storedAttributes(t, filename)).toEqual({
         hash,
         timestamp: String(timestamp),
         mime_type: 'text/plain',
@@ -147,8 +146,8 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
       });
       stored.push(filename);
     }
-    expect(storedFiles(t)).toEqual(expect.arrayContaining(stored));
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await storedAssets(t)).toEqual(expect.arrayContaining(stored));
+    expect(await stagedLeftovers(t)).toEqual([]);
   });
 
   it('echoes the request id and counts the ingest under its route in /metrics', async () => {

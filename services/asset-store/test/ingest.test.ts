@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import request from 'supertest';
 import {
   expectedHash,
   ingestFile,
   listen,
+  blobAttributes,
+  isStored,
   rowCount,
-  storedFiles,
-  tmpFiles,
-  xattrsOf,
+  stagedLeftovers,
+  storedAssets,
+  storedContent,
 } from './asset-helpers.js';
 import { useTestApp } from './test-app.js';
 
@@ -39,7 +39,7 @@ describe('file ingest', () => {
     });
     expect(timestamp).toBeGreaterThan(1_700_000_000_000);
     expect(hash).toBe(expectedHash(content, timestamp));
-    expect(fs.readFileSync(path.join(t.storageRoot, body.data.filename))).toEqual(content);
+    expect(await storedContent(t, body.data.filename)).toEqual(content);
 
     const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`).expect(200);
     expect(meta.body).toEqual({
@@ -58,7 +58,7 @@ describe('file ingest', () => {
         is_corrupted: false,
       },
     });
-    expect(await xattrsOf(t, body.data.filename)).toEqual({
+    expect(await blobAttributes(t, body.data.filename)).toEqual({
       hash,
       timestamp: String(timestamp),
       mime_type: 'image/png',
@@ -103,7 +103,7 @@ describe('file ingest', () => {
     const { hash, timestamp, filename } = await ingestFile(t.app, '', 'empty.txt');
     expect(hash).toBe(expectedHash('', timestamp));
     expect(filename).toBe(`${timestamp}_${hash}.txt`);
-    expect(fs.statSync(path.join(t.storageRoot, filename)).size).toBe(0);
+    expect((await storedContent(t, filename))?.length).toBe(0);
   });
 
   it('lets mime_type win over the file name and pick the extension', async () => {
@@ -189,7 +189,7 @@ describe('file ingest', () => {
         expect(res.status).toBe(200);
         const { timestamp, hash, filename } = res.data;
         expect(hash).toBe(expectedHash(content, timestamp));
-        expect(fs.readFileSync(path.join(t.storageRoot, filename)).equals(content)).toBe(true);
+        expect((await storedContent(t, filename))?.equals(content)).toBe(true);
       }
     } finally {
       await stop();
@@ -217,7 +217,7 @@ describe('file ingest', () => {
     });
     expect(Buffer.byteLength(filename)).toBe(255);
     const sidecar = JSON.parse(
-      fs.readFileSync(path.join(t.storageRoot, '.meta', `${timestamp}_${hash}.json`), 'utf8'),
+      (await storedContent(t, `.meta/${timestamp}_${hash}.json`))!.toString('utf8'),
     ) as { description: string; hash: string };
     expect(sidecar.description).toBe(description);
     expect(sidecar.hash).toBe(hash);
@@ -231,15 +231,15 @@ describe('file ingest', () => {
     const meta = await request(t.app).get(`/api/v1/can/0/asset/${hash}/meta`);
     expect((meta.body as { data: { description: string } }).data.description).toBe(description);
     const sidecar = JSON.parse(
-      fs.readFileSync(path.join(t.storageRoot, '.meta', `${filename}.json`), 'utf8'),
+      (await storedContent(t, `.meta/${filename}.json`))!.toString('utf8'),
     ) as { description: string; hash: string };
     expect(sidecar.description).toBe(description);
     expect(sidecar.hash).toBe(hash);
-    expect(await xattrsOf(t, filename)).toEqual({});
+    expect(await blobAttributes(t, filename)).toEqual({});
   });
 
-  it('leaves nothing in .tmp after successful ingests', () => {
-    expect(tmpFiles(t)).toEqual([]);
+  it('leaves nothing in .tmp after successful ingests', async () => {
+    expect(await stagedLeftovers(t)).toEqual([]);
   });
 });
 
@@ -249,13 +249,13 @@ describe('file ingest input rules', () => {
     error: string,
     status = 400,
   ): Promise<void> => {
-    const filesBefore = storedFiles(t);
+    const filesBefore = await storedAssets(t);
     const rowsBefore = await rowCount(t);
     const res = await build(request(t.app).post(INGEST)).expect(status);
     expect(res.body).toEqual({ status: 'error', error });
-    expect(storedFiles(t)).toEqual(filesBefore);
+    expect(await storedAssets(t)).toEqual(filesBefore);
     expect(await rowCount(t)).toBe(rowsBefore);
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await stagedLeftovers(t)).toEqual([]);
   };
 
   it('needs a file part', async () => {
@@ -417,7 +417,7 @@ describe('file ingest input rules', () => {
       human_readable_path: '../..',
     });
     expect(filename).not.toContain('/');
-    expect(fs.existsSync(path.join(t.storageRoot, filename))).toBe(true);
+    expect(await isStored(t, filename)).toBe(true);
   });
 });
 

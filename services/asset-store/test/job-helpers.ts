@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import type { App } from '../src/app.js';
+import { removeAllAssetsBehindItsBack } from './asset-helpers.js';
 import { freshTimestamp, insertAssetRow } from './factories.js';
 import type { TestApp } from './test-app.js';
 
@@ -28,14 +29,12 @@ export interface JobBody {
   error: string | null;
 }
 
-/** Each test of a job file starts with no asset, no job and an empty storage root. */
+/** Each test of a job file starts with no asset, no job and an empty storage (root or bucket). */
 export function emptyBeforeEach(t: TestApp): void {
   beforeEach(async () => {
     await t.index.db.deleteFrom('asset').execute();
     await t.index.db.deleteFrom('job').execute();
-    for (const entry of fs.readdirSync(t.storageRoot)) {
-      if (!entry.startsWith('.')) fs.rmSync(path.join(t.storageRoot, entry), { recursive: true });
-    }
+    await removeAllAssetsBehindItsBack(t);
   });
 }
 

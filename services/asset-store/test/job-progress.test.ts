@@ -131,7 +131,7 @@ describe('a running job', () => {
       db,
       verifier,
       rebuilder,
-      layout,
+      blobs: t.blobs,
       logger,
       instanceId: t.presence.id,
       checkpointMs: 100,

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import request from 'supertest';
 import {
   emptyBeforeEach,
@@ -14,6 +13,7 @@ import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { createApp } from '../src/app.js';
 import { JobService } from '../src/jobs/job.service.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
+import { replaceContentBehindItsBack } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { useTestApp } from './test-app.js';
 
@@ -23,6 +23,7 @@ const logger = createLogger('jobs-test', 'silent');
 const appDeps = () => ({
   config: t.config,
   storage: t.storage,
+  blobs: t.blobs,
   clock: Date.now,
   db: t.index.db,
   ping: t.index.ping,
@@ -65,7 +66,7 @@ describe('admin jobs', () => {
   it('run a verify in the background and end with the scrub report and full counts', async () => {
     const good = await storeAsset(t, 'intact content');
     const bad = await storeAsset(t, 'will be damaged');
-    fs.writeFileSync(bad.file, 'damaged');
+    await replaceContentBehindItsBack(t, bad.row.path, 'damaged');
     const started = await startJob(t.app, { kind: 'verify' });
     expect(started).toMatchObject({ kind: 'verify', status: 'running', finished_at: null });
 
@@ -144,13 +145,14 @@ describe('admin jobs', () => {
   it('refuse a new job with 503 once the service is stopping', async () => {
     const { db } = t.index;
     const { layout, attributes } = t.storage;
-    const verifier = new Verifier({ db, layout, attributes, logger });
-    const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
+    const { blobs } = t;
+    const verifier = new Verifier({ db, layout, attributes, blobs, logger });
+    const rebuilder = new Rebuilder({ db, layout, attributes, blobs, logger, errorThreshold: 10 });
     const jobs = new JobService({
       db,
       verifier,
       rebuilder,
-      layout,
+      blobs,
       logger,
       instanceId: t.presence.id,
     });

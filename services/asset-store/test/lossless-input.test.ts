@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import request from 'supertest';
-import { rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
+import { rowCount, stagedLeftovers, storedAssets, storedContent } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
@@ -22,7 +20,7 @@ async function storeRaw(body: string | Buffer): Promise<string> {
     .send(body)
     .expect(200);
   const { filename } = (res.body as { data: { filename: string } }).data;
-  return fs.readFileSync(path.join(t.storageRoot, filename), 'utf8');
+  return (await storedContent(t, filename))!.toString('utf8');
 }
 
 describe('data ingest keeps the numbers sent', () => {
@@ -63,7 +61,7 @@ describe('bytes that are not UTF-8', () => {
     ],
     ['a key', Buffer.from('{"data": {"\xfe": 1}}', 'latin1'), 'data.\uFFFD'],
   ])('in %s of a JSON body are 400 naming the field', async (_label, body, field) => {
-    const files = storedFiles(t).length;
+    const files = (await storedAssets(t)).length;
     // Any type is read as JSON; supertest would re-encode a Buffer sent as JSON.
     const res = await request(t.app)
       .post(`${BASE}/ingest/data`)
@@ -71,7 +69,7 @@ describe('bytes that are not UTF-8', () => {
       .send(body)
       .expect(400);
     expect(res.body).toEqual({ status: 'error', error: `invalid ${field}: not valid UTF-8` });
-    expect(storedFiles(t)).toHaveLength(files);
+    expect(await storedAssets(t)).toHaveLength(files);
   });
 
   it('in a PATCH body are 400 naming the field', async () => {
@@ -85,7 +83,7 @@ describe('bytes that are not UTF-8', () => {
 
   it('in a multipart text field are 400 naming it, and nothing is kept', async () => {
     const rows = await rowCount(t);
-    const files = storedFiles(t).length;
+    const files = (await storedAssets(t)).length;
     // Built by hand: supertest writes field strings as UTF-8.
     const boundary = 'x-boundary';
     const body = Buffer.concat([
@@ -103,8 +101,8 @@ describe('bytes that are not UTF-8', () => {
       .expect(400);
     expect(bad.body).toEqual({ status: 'error', error: 'invalid description: not valid UTF-8' });
     expect(await rowCount(t)).toBe(rows);
-    expect(storedFiles(t)).toHaveLength(files);
-    expect(tmpFiles(t)).toEqual([]);
+    expect(await storedAssets(t)).toHaveLength(files);
+    expect(await stagedLeftovers(t)).toEqual([]);
   });
 
   it('keeps UTF-8 text in a multipart field as sent', async () => {

@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import sharp from 'sharp';
 import request from 'supertest';
@@ -11,7 +8,13 @@ import {
   sharpRenderer,
   type ThumbnailRenderer,
 } from '../src/thumbnails/thumbnail.renderer.js';
-import { tmpFiles } from './asset-helpers.js';
+import {
+  cachedThumbnailSizes,
+  cachedThumbnails,
+  clearCachedThumbnails,
+  removeContentBehindItsBack,
+  tmpFiles,
+} from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -32,6 +35,7 @@ function appWith(
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, ...overrides })),
     storage: t.storage,
+    blobs: t.blobs,
     clock: Date.now,
     db: t.index.db,
     ping: t.index.ping,
@@ -251,80 +255,6 @@ describe('a render that takes too long', () => {
   }, 60_000);
 });
 
-describe('a render process whose service is gone', () => {
-  const RENDERER = path.resolve(
-    import.meta.dirname,
-    '..',
-    'src',
-    'thumbnails',
-    'thumbnail.renderer.ts',
-  );
-  const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
-
-  /** The render process (a `node -e` running sharp) whose parent is `pid`, if any (/proc). */
-  function renderProcessOf(pid: number): number | undefined {
-    for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-      try {
-        const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const command = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
-        if (parent === pid && command.includes('sharpEntry')) return Number(name);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-    return undefined;
-  }
-
-  /** Running or sleeping: neither gone nor a zombie waiting for its new parent to reap it. */
-  function alive(pid: number): boolean {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-      return false;
-    }
-  }
-  const onLinux = process.platform === 'linux' ? it : it.skip;
-
-  onLinux(
-    'stops itself once its service was killed before the render ended',
-    async () => {
-      const file = path.join(t.storageRoot, 'orphaned-render.svg');
-      fs.writeFileSync(file, slowSvg);
-      // A service rendering with no libvips timeout and a kill a minute away, then killed.
-      const script =
-        `import { SharpRenderer } from ${JSON.stringify(RENDERER)};\n` +
-        `await new SharpRenderer(0, 60_000).render(${JSON.stringify(file)}, ` +
-        '{ width: 4096, height: 4096 });';
-      const service = spawn(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        {
-          cwd: REPO_ROOT,
-          stdio: 'ignore',
-        },
-      );
-      let render: number | undefined;
-      for (let i = 0; i < 300 && render === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        render = renderProcessOf(service.pid!);
-      }
-      expect(render).toBeDefined();
-      service.kill('SIGKILL');
-      const killed = performance.now();
-      while (alive(render!) && performance.now() - killed < 5_000) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const lived = performance.now() - killed;
-      if (alive(render!)) process.kill(render!, 'SIGKILL');
-      // The render itself takes about 14 s.
-      expect(lived).toBeLessThan(2_000);
-    },
-    60_000,
-  );
-});
-
 describe('the thumbnail cache', () => {
   it('writes .thumbs/<hash>_<w>x<h>.jpg and serves it without resizing again', async () => {
     const { row } = await storeAsset(t, await solid(300, 300).jpeg().toBuffer(), {
@@ -332,8 +262,7 @@ describe('the thumbnail cache', () => {
       ext: 'jpg',
     });
     const first = await thumb(app, row.hash, 64, 32).expect(200);
-    const cached = path.join(t.storageRoot, '.thumbs', `${row.hash}_64x32.jpg`);
-    expect(fs.readFileSync(cached)).toEqual(first.body);
+    expect((await cachedThumbnails(t)).get(`${row.hash}_64x32.jpg`)).toEqual(first.body);
     const second = await thumb(app, row.hash, 64, 32).expect(200);
     expect(second.body).toEqual(first.body);
     expect(renders).toBe(1);
@@ -348,8 +277,33 @@ describe('the thumbnail cache', () => {
     });
     await thumb(uncached, row.hash, 10, 10).expect(200);
     await thumb(uncached, row.hash, 10, 10).expect(200);
-    expect(fs.existsSync(path.join(t.storageRoot, '.thumbs', `${row.hash}_10x10.jpg`))).toBe(false);
+    expect((await cachedThumbnails(t)).has(`${row.hash}_10x10.jpg`)).toBe(false);
     expect(renders).toBe(2);
+  });
+
+  it('is removed, every size of the asset, when the asset is purged', async () => {
+    const admin = appWith({ admin_token: 'admin' });
+    const jpeg = await solid(60, 60).jpeg().toBuffer();
+    const purged = await storeAsset(t, jpeg, { mime_type: 'image/jpeg', ext: 'jpg' });
+    const kept = await storeAsset(t, jpeg, { mime_type: 'image/jpeg', ext: 'jpg' });
+    await thumb(admin, purged.row.hash, 20, 20).expect(200);
+    await thumb(admin, purged.row.hash, 30, 30).expect(200);
+    const keptThumb = await thumb(admin, kept.row.hash, 20, 20).expect(200);
+    const ofPurged = async () =>
+      [...(await cachedThumbnailSizes(t)).keys()]
+        .filter((n) => n.startsWith(purged.row.hash))
+        .sort();
+    expect(await ofPurged()).toEqual([
+      `${purged.row.hash}_20x20.jpg`,
+      `${purged.row.hash}_30x30.jpg`,
+    ]);
+    const res = await request(admin)
+      .delete(`/api/v1/can/0/admin/asset/${purged.row.hash}`)
+      .set('Authorization', 'Bearer admin')
+      .expect(200);
+    expect(res.body).toEqual({ status: 'success', data: 'purged' });
+    expect(await ofPurged()).toEqual([]);
+    expect((await cachedThumbnails(t)).get(`${kept.row.hash}_20x20.jpg`)).toEqual(keptThumb.body);
   });
 
   it('makes one resize for 100 identical requests at once', async () => {
@@ -395,7 +349,7 @@ describe('thumbnail errors', () => {
     });
     const res = await thumb(app, row.hash, '00040', '0000100').expect(200);
     expect(await jpegSize(res.body)).toEqual({ width: 40, height: 20, format: 'jpeg' });
-    expect(fs.existsSync(path.join(t.storageRoot, '.thumbs', `${row.hash}_40x100.jpg`))).toBe(true);
+    expect((await cachedThumbnails(t)).has(`${row.hash}_40x100.jpg`)).toBe(true);
     const over = await request(app)
       .get(thumbUrl(row.hash, '04097', 10))
       .expect(400);
@@ -434,7 +388,7 @@ describe('thumbnail errors', () => {
       error: 'asset is corrupted: content does not match its hash',
     });
     const gone = await storeAsset(t, png, { mime_type: 'image/png', ext: 'png' });
-    fs.rmSync(gone.file);
+    await removeContentBehindItsBack(t, gone.row.path);
     const missing = await request(app)
       .get(thumbUrl(gone.row.hash, 10, 10))
       .expect(500);
@@ -455,14 +409,12 @@ describe('thumbnail errors', () => {
 
 describe('the thumbnail cache bound', () => {
   /** Bytes under `.thumbs/` now. */
-  function cachedBytes(): number {
-    const dir = path.join(t.storageRoot, '.thumbs');
-    if (!fs.existsSync(dir)) return 0;
-    return fs.readdirSync(dir).reduce((sum, n) => sum + fs.statSync(path.join(dir, n)).size, 0);
+  async function cachedBytes(): Promise<number> {
+    return [...(await cachedThumbnailSizes(t)).values()].reduce((sum, size) => sum + size, 0);
   }
 
   it('keeps .thumbs within thumbnail_cache_max_bytes, removing the least recently used', async () => {
-    fs.rmSync(path.join(t.storageRoot, '.thumbs'), { recursive: true, force: true });
+    await clearCachedThumbnails(t);
     const { row } = await storeAsset(t, await solid(200, 200).jpeg().toBuffer(), {
       mime_type: 'image/jpeg',
       ext: 'jpg',
@@ -470,18 +422,19 @@ describe('the thumbnail cache bound', () => {
     const one = (await thumb(app, row.hash, 40, 40).expect(200)).body as Buffer;
     // Room for about four thumbnails of this size.
     const bounded = appWith({ thumbnail_cache_max_bytes: one.length * 4 + 100 });
-    const file = (w: number) => path.join(t.storageRoot, '.thumbs', `${row.hash}_${w}x40.jpg`);
+    const file = (w: number) => `${row.hash}_${w}x40.jpg`;
     for (let w = 30; w < 60; w++) {
       await thumb(bounded, row.hash, w, 40).expect(200);
       // The first box stays in use, so it is never the least recently used.
       await thumb(bounded, row.hash, 30, 40).expect(200);
       await new Promise((resolve) => setImmediate(resolve));
-      expect(cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100 + 2_000);
+      expect(await cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100 + 2_000);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100);
-    expect(fs.existsSync(file(30))).toBe(true);
-    expect(fs.existsSync(file(59))).toBe(true);
-    expect(fs.existsSync(file(31))).toBe(false);
+    expect(await cachedBytes()).toBeLessThanOrEqual(one.length * 4 + 100);
+    const cached = await cachedThumbnailSizes(t);
+    expect(cached.has(file(30))).toBe(true);
+    expect(cached.has(file(59))).toBe(true);
+    expect(cached.has(file(31))).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ function appLogging(lines: LogLine[], trustProxy: unknown): App {
   return createApp({
     config: Object.freeze(configSchema.parse({ ...t.config, trust_proxy: trustProxy })),
     storage: t.storage,
+    blobs: t.blobs,
     clock: Date.now,
     db: t.index.db,
     ping: t.index.ping,

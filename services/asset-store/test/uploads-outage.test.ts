@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { useDatabaseOutage } from '@svc/testing';
-import { expectedHash, listen, storedFiles, tmpFiles } from './asset-helpers.js';
+import { expectedHash, listen, stagedLeftovers, storedAssets } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 import { createUpload, headUpload, patchUpload } from './tus-helpers.js';
 
@@ -50,8 +50,8 @@ describe('a resumable upload whose completion meets a database outage', () => {
         head.headers.get('asset-hash'),
       ]).toEqual([200, String(content.length), null]);
       // The placement was undone: no staged link, no file in the root but the earlier one.
-      expect(tmpFiles(t)).toEqual([]);
-      expect(storedFiles(t)).toHaveLength(1);
+      expect(await stagedLeftovers(t)).toEqual([]);
+      expect(await storedAssets(t)).toHaveLength(1);
       const retried = await patchUpload(url, content.length, Buffer.alloc(0));
       expect(retried.status).toBe(204);
       const timestamp = Number(retried.headers.get('asset-timestamp'));

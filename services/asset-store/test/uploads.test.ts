@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expectedHash, listen, xattrsOf } from './asset-helpers.js';
+import { expectedHash, listen, storedAttributes, storedContent } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 import {
   checksumOf,
@@ -90,8 +90,8 @@ describe('resumable uploads (tus 1.0.0)', () => {
       `sha-256=:${sha256(content).toString('base64')}:`,
     );
     const filename = `${done.timestamp}_${done.hash}_one_two.bin`;
-    expect(fs.readFileSync(path.join(t.storageRoot, filename)).equals(content)).toBe(true);
-    const attrs = await xattrsOf(t, filename);
+    expect((await storedContent(t, filename))?.equals(content)).toBe(true);
+    const attrs = await storedAttributes(t, filename);
     expect(attrs).toMatchObject({
       hash: done.hash,
       timestamp: String(done.timestamp),

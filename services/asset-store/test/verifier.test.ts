@@ -6,7 +6,7 @@ import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { OwnRenames } from '../src/storage/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
-import { ingestFile, xattrsOf } from './asset-helpers.js';
+import { ingestFile } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -55,33 +55,6 @@ async function watch(): Promise<void> {
 }
 
 describe('a full scrub', () => {
-  it('flags mismatching and missing files, counts them, and clears restored ones', async () => {
-    const good = await storeAsset(t, 'fine content');
-    const bad = await storeAsset(t, 'original', { folder: 'shard/a' });
-    const gone = await storeAsset(t, 'soon gone');
-    fs.writeFileSync(bad.file, 'tampered');
-    fs.rmSync(gone.file);
-
-    const { duration_ms, ...counts } = await verifier.scrub();
-    expect(counts).toEqual({ checked: 3, corrupted: 1, missing: 1 });
-    expect(duration_ms).toBeGreaterThanOrEqual(0);
-    expect(await corruptedFlag(good.row.hash)).toBe(false);
-    expect(await corruptedFlag(bad.row.hash)).toBe(true);
-    expect(await corruptedFlag(gone.row.hash)).toBe(true);
-    expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(true);
-    expect(await xattrsOf(t, bad.row.path)).toMatchObject({ is_corrupted: 'true' });
-    expect(await xattrsOf(t, good.row.path)).not.toHaveProperty('is_corrupted');
-
-    fs.writeFileSync(bad.file, 'original');
-    fs.writeFileSync(gone.file, 'soon gone');
-    const again = await verifier.scrub();
-    expect(again).toMatchObject({ checked: 3, corrupted: 0, missing: 0 });
-    expect(await corruptedFlag(bad.row.hash)).toBe(false);
-    expect(await corruptedFlag(gone.row.hash)).toBe(false);
-    expect((await t.storage.attributes.read(bad.file))?.is_corrupted).toBe(false);
-    expect(await xattrsOf(t, bad.row.path)).not.toHaveProperty('is_corrupted');
-  });
-
   it('ends at once when the verifier stops, leaving the files it had not finished unflagged', async () => {
     // Two huge (sparse) files fill both scrub slots; the small one waits behind them.
     const huge = [await storeAsset(t, 'h1'), await storeAsset(t, 'h2')];
@@ -104,18 +77,6 @@ describe('a full scrub', () => {
     fs.writeFileSync(bad.file, 'changed while down');
     await watch();
     await flagWithin(bad.row.hash, true, 5000);
-  });
-});
-
-describe('a reader that finds a file gone', () => {
-  it('has it flagged once a second look agrees, and leaves a file that is back alone', async () => {
-    const gone = await storeAsset(t, 'gone for good');
-    const back = await storeAsset(t, 'back already');
-    fs.rmSync(gone.file);
-    await verifier.flagIfMissing(gone.row);
-    await verifier.flagIfMissing(back.row);
-    expect(await corruptedFlag(gone.row.hash)).toBe(true);
-    expect(await corruptedFlag(back.row.hash)).toBe(false);
   });
 });
 

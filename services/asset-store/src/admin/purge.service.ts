@@ -3,16 +3,13 @@ import { deleteAsset, findAssetByHashForUpdate } from '../assets/asset.repositor
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import type { StorageLayout } from '../storage/layout.js';
-import { removeCachedThumbnails } from '../thumbnails/thumbnail.cache.js';
+import { thumbnailsOf } from '../thumbnails/thumbnail.cache.js';
 
 /** What purging needs. */
 export interface PurgeServiceDeps {
   db: Kysely<Database>;
-  /** Where the asset and its attributes are deleted. */
-  blobs: Pick<BlobStore, 'delete'>;
-  /** The thumbnail cache's folder. */
-  layout: StorageLayout;
+  /** Where the asset, its attributes and its cached thumbnails are deleted. */
+  blobs: Pick<BlobStore, 'delete' | 'removeCached'>;
 }
 
 /**
@@ -27,12 +24,12 @@ export class PurgeService {
 
   /** `DELETE /admin/asset/{hash}`: 404 when no asset has this hash. */
   async purge(hash: string): Promise<void> {
-    const { db, layout, blobs } = this.deps;
+    const { db, blobs } = this.deps;
     await db.transaction().execute(async (trx) => {
       const row = await findAssetByHashForUpdate(trx, hash);
       if (!row) throw assetErrors.notFound();
       await blobs.delete(row.path);
-      await removeCachedThumbnails(layout, hash);
+      await blobs.removeCached(thumbnailsOf(hash));
       await deleteAsset(trx, hash);
     });
   }

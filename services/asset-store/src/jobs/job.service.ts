@@ -3,11 +3,10 @@ import type { InstancePresence } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
-import { scanStorage } from '../storage/storage-scan.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { JobGaugeSample } from '../metrics/asset-metrics.js';
-import type { StorageLayout } from '../storage/layout.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import type { Verifier } from '../verifier/verifier.service.js';
 import { JobProgress } from './job-progress.js';
 import { jobFromRow, type Job, type JobKind, type JobStatus } from './job.model.js';
@@ -30,7 +29,8 @@ export interface JobDeps {
   db: Kysely<Database>;
   verifier: Pick<Verifier, 'scrub'>;
   rebuilder: Pick<Rebuilder, 'rebuild'>;
-  layout: StorageLayout;
+  /** Where the assets are (disk or bucket): a rebuild's total is their number. */
+  blobs: Pick<BlobStore, 'list'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /**
    * This instance's id, recorded on each job it runs; `main.ts` holds its presence for the
@@ -234,11 +234,18 @@ export class JobService {
 
   async #rebuild(job: RunningJob, mode: RebuildMode) {
     const { signal } = job.controller;
-    // Rebuild streams the tree, so its total comes from a walk of names alone first.
+    // Rebuild streams the blobs, so its total comes from a listing of names alone first:
+    // `accept` sees each name before anything else is read, and refusing them all reads
+    // nothing more. Once cancelled, the next name is accepted only to end the listing.
     let files = 0;
-    const scan = scanStorage(this.deps.layout);
-    while (!signal.aborted && !(await scan.next()).done) files++;
-    await scan.return(undefined);
+    const count = () => {
+      if (signal.aborted) return true;
+      files++;
+      return false;
+    };
+    const listing = this.deps.blobs.list({ accept: count })[Symbol.asyncIterator]();
+    await listing.next();
+    await listing.return?.();
     job.progress.total = files;
     return this.deps.rebuilder.rebuild(mode, {
       signal,

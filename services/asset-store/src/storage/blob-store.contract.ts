@@ -225,6 +225,13 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       await store.writeCached('def_64x64.jpg', Buffer.from('jpeg 3'));
       await expect(store.readCached('abc_64x64.jpg')).resolves.toEqual(Buffer.from('jpeg 1'));
       expect(await names(store)).toEqual([]);
+      const cached = [];
+      for await (const { name, size } of store.listCached()) cached.push({ name, size });
+      expect(cached.sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+        { name: 'abc_128x128.jpg', size: 6 },
+        { name: 'abc_64x64.jpg', size: 6 },
+        { name: 'def_64x64.jpg', size: 6 },
+      ]);
       await store.removeCached('abc_');
       await expect(store.readCached('abc_64x64.jpg')).resolves.toBeUndefined();
       await expect(store.readCached('abc_128x128.jpg')).resolves.toBeUndefined();

@@ -26,6 +26,14 @@ export interface BlobEntry extends BlobStat {
   name: BlobName;
 }
 
+/** One cached derivative found by `listCached`. */
+export interface CachedEntry {
+  name: string;
+  size: number;
+  /** Epoch milliseconds of its last use as far as the backend tells (atime; S3: its write). */
+  usedMs: number;
+}
+
 /** Which blobs `list` gives. */
 export interface ListOptions {
   /** Only names without a `/` (default: every level). */
@@ -118,6 +126,8 @@ export interface BlobStore {
   writeCached(name: string, content: Buffer): Promise<void>;
   /** Removes every cached derivative whose name starts with `prefix`. */
   removeCached(prefix: string): Promise<void>;
+  /** Every cached derivative, for the cache's size bound after a restart. */
+  listCached(): AsyncIterable<CachedEntry>;
 }
 
 /** The error `read` rejects with for a blob that is not there (ENOENT, as on a disk). */

@@ -15,6 +15,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type CachedEntry,
   type ListOptions,
   type StagedBlob,
 } from './blob-store.js';
@@ -156,7 +157,7 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
-  /** Written under `.tmp/` and renamed into place, as `writeCachedThumbnail` does. */
+  /** Written under `.tmp/` and renamed into place: a reader never sees half of it. */
   async writeCached(name: string, content: Buffer): Promise<void> {
     const { thumbs, tmp } = this.storage.layout;
     await fsp.mkdir(thumbs, { recursive: true });
@@ -185,5 +186,20 @@ export class FsBlobStore implements BlobStore {
         .filter((n) => n.startsWith(prefix))
         .map((n) => fsp.rm(path.join(thumbs, n), { force: true })),
     );
+  }
+
+  async *listCached(): AsyncIterable<CachedEntry> {
+    const { thumbs } = this.storage.layout;
+    let names: string[];
+    try {
+      names = await fsp.readdir(thumbs);
+    } catch (err) {
+      if (isGone(err)) return;
+      throw err;
+    }
+    for (const name of names) {
+      const stat = await fsp.stat(path.join(thumbs, name)).catch(() => undefined);
+      if (stat?.isFile()) yield { name, size: stat.size, usedMs: stat.atimeMs };
+    }
   }
 }

@@ -18,6 +18,7 @@ import {
   type BlobStat,
   type BlobStore,
   type ByteRange,
+  type CachedEntry,
   type ListOptions,
   type StagedBlob,
 } from './blob-store.js';
@@ -29,6 +30,7 @@ import {
   deleteObjectsUnder,
   ensureBucket,
   isNotFound,
+  listObjectsUnder,
   type S3Settings,
 } from './s3-client.js';
 import { S3Leftovers } from './s3-leftovers.js';
@@ -305,6 +307,13 @@ export class S3BlobStore implements BlobStore {
 
   async removeCached(prefix: string): Promise<void> {
     await deleteObjectsUnder(this.client, this.bucket, this.#key(`.thumbs/${prefix}`));
+  }
+
+  async *listCached(): AsyncIterable<CachedEntry> {
+    const prefix = this.#key('.thumbs/');
+    for await (const o of listObjectsUnder(this.client, this.bucket, prefix)) {
+      yield { name: o.key.slice(prefix.length), size: o.size, usedMs: o.modified?.getTime() ?? 0 };
+    }
   }
 
   async #putSidecar(name: BlobName, attrs: AssetAttributes): Promise<void> {

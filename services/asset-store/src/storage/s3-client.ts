@@ -192,6 +192,19 @@ export async function abortUnfinishedUploads(
   }
 }
 
+/** Every object under `prefix`: its key, size and last write. */
+export async function* listObjectsUnder(
+  client: S3Client,
+  bucket: string,
+  prefix: string,
+): AsyncIterable<{ key: string; size: number; modified: Date | undefined }> {
+  for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket, Prefix: prefix })) {
+    for (const o of page.Contents ?? []) {
+      if (o.Key) yield { key: o.Key, size: o.Size ?? 0, modified: o.LastModified };
+    }
+  }
+}
+
 /** Deletes every object under `prefix` older than `before` that `keep` does not keep; how many went. */
 export async function deleteObjectsUnder(
   client: S3Client,

@@ -1,25 +1,26 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { LRUCache } from 'lru-cache';
+import type { ThumbnailCache } from './thumbnail.cache.js';
 
 /**
- * The thumbnail cache's bound: every cached file and its size, least recently used first,
- * and the ones past `maxBytes` in all removed from the disk. Sizes come from the files
- * themselves at the first use, oldest access first, so a restart keeps the bound.
+ * The thumbnail cache's bound: every cached thumbnail and its size, least recently used
+ * first, and the ones past `maxBytes` in all removed from the cache (disk or bucket). Sizes
+ * come from the cache's own listing at the first use, oldest use first, so a restart keeps
+ * the bound.
  */
 export class ThumbnailCacheBound {
-  readonly #files: LRUCache<string, number>;
+  readonly #entries: LRUCache<string, number>;
   #loaded: Promise<void> | undefined;
 
   constructor(
-    private readonly dir: string,
+    private readonly cache: ThumbnailCache,
     readonly maxBytes: number,
   ) {
-    this.#files = new LRUCache<string, number>({
+    this.#entries = new LRUCache<string, number>({
       maxSize: Math.max(1, maxBytes),
       sizeCalculation: (size) => Math.max(1, size),
-      dispose: (_size, file, reason) => {
-        if (reason === 'evict') void fs.rm(file, { force: true }).catch(() => undefined);
+      dispose: (_size, name, reason) => {
+        // The full name as the prefix: `.jpg` ends it, so no other size shares it.
+        if (reason === 'evict') void cache.removeCached(name).catch(() => undefined);
       },
     });
   }
@@ -29,42 +30,35 @@ export class ThumbnailCacheBound {
     return size <= this.maxBytes;
   }
 
-  /** A cached file was served: it becomes the most recently used. */
-  async used(file: string, size: number): Promise<void> {
+  /** A cached thumbnail was served: it becomes the most recently used. */
+  async used(name: string, size: number): Promise<void> {
     await this.#load();
-    if (this.#files.get(file) === undefined) this.#files.set(file, size);
+    if (this.#entries.get(name) === undefined) this.#entries.set(name, size);
   }
 
-  /** A file was cached: counted, and the least recently used past the bound removed. */
-  async added(file: string, size: number): Promise<void> {
+  /** A thumbnail was cached: counted, and the least recently used past the bound removed. */
+  async added(name: string, size: number): Promise<void> {
     await this.#load();
-    this.#files.set(file, size);
+    this.#entries.set(name, size);
   }
 
   /** The bytes counted now. */
   get totalBytes(): number {
-    return this.#files.calculatedSize;
+    return this.#entries.calculatedSize;
   }
 
   #load(): Promise<void> {
     this.#loaded ??= (async () => {
-      let names: string[];
+      const found = [];
       try {
-        names = await fs.readdir(this.dir);
+        for await (const entry of this.cache.listCached()) found.push(entry);
       } catch {
-        return;
+        // Unlistable now: counted from what this process caches from here on.
       }
-      const found = await Promise.all(
-        names.map(async (name) => {
-          const file = path.join(this.dir, name);
-          const stat = await fs.stat(file).catch(() => undefined);
-          return stat?.isFile() ? { file, size: stat.size, at: stat.atimeMs } : undefined;
-        }),
-      );
-      const files = found.filter((f) => f !== undefined).sort((a, b) => a.at - b.at);
-      for (const { file, size } of files) {
-        // Set only where absent: a file used while loading is already the most recent.
-        if (!this.#files.has(file)) this.#files.set(file, size);
+      found.sort((a, b) => a.usedMs - b.usedMs);
+      for (const { name, size } of found) {
+        // Set only where absent: one used while loading is already the most recent.
+        if (!this.#entries.has(name)) this.#entries.set(name, size);
       }
     })();
     return this.#loaded;

@@ -11,7 +11,7 @@ import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js'
 import { discardFile } from '../storage/staged-file.js';
 import { placeholderSvg } from './placeholder.js';
 import { ThumbnailCacheBound } from './thumbnail.cache-bound.js';
-import { readCachedThumbnail, thumbnailPath, writeCachedThumbnail } from './thumbnail.cache.js';
+import { thumbnailName, type ThumbnailCache } from './thumbnail.cache.js';
 import type { Box, ThumbnailRenderer } from './thumbnail.renderer.js';
 import type { ThumbnailMetrics } from '../metrics/asset-metrics.js';
 
@@ -33,10 +33,13 @@ function thumbnail(contentType: Thumbnail['contentType'], body: Buffer): Thumbna
 export interface ThumbnailDeps {
   /** Finds the asset's file, with the download's answers for unknown, corrupted and gone. */
   assets: Pick<AssetService, 'locate'>;
+  /** Scratch space (`.tmp/`) for a blob that is no file here. */
   layout: StorageLayout;
+  /** Where rendered JPEGs are kept: the blob port's cache (`.thumbs/` on disk or in the bucket). */
+  cache: ThumbnailCache;
   renderer: ThumbnailRenderer;
   cacheEnabled: boolean;
-  /** The cache's bound on disk (`thumbnail_cache_max_bytes`), least recently used evicted. */
+  /** The cache's bound (`thumbnail_cache_max_bytes`), least recently used evicted. */
   cacheMaxBytes: number;
   logger: Pick<Logger, 'warn'>;
   /** Resizes at once; defaults to the number of cores. */
@@ -59,7 +62,7 @@ export class ThumbnailService {
   readonly #bound: ThumbnailCacheBound;
 
   constructor(private readonly deps: ThumbnailDeps) {
-    this.#bound = new ThumbnailCacheBound(deps.layout.thumbs, deps.cacheMaxBytes);
+    this.#bound = new ThumbnailCacheBound(deps.cache, deps.cacheMaxBytes);
     this.#limiter = new Limiter(deps.concurrency ?? Math.max(1, os.availableParallelism()));
   }
 
@@ -71,7 +74,7 @@ export class ThumbnailService {
       thumbnail('image/svg+xml', placeholderSvg(extensionOf(filename), box));
     if (!record.mime_type.toLowerCase().startsWith('image/')) return placeholder();
 
-    const cached = thumbnailPath(this.deps.layout, hash, box);
+    const cached = thumbnailName(hash, box);
     // The cache is read inside the flight too: a request that missed it while another was
     // rendering would otherwise render a second time once that flight had ended.
     const jpeg = await this.#flights.do(cached, () => this.#cachedOrRendered(asset, cached, box));
@@ -84,7 +87,7 @@ export class ThumbnailService {
     box: Box,
   ): Promise<Buffer | undefined> {
     if (this.deps.cacheEnabled) {
-      const hit = await readCachedThumbnail(cached);
+      const hit = await this.deps.cache.readCached(cached);
       if (hit) {
         this.deps.metrics?.cacheHit();
         await this.#bound.used(cached, hit.length);
@@ -95,7 +98,7 @@ export class ThumbnailService {
     const jpeg = await this.#limiter.run(() => this.#render(asset, box));
     if (jpeg && this.deps.cacheEnabled && this.#bound.fits(jpeg.length)) {
       // A cache that cannot be written costs speed, not correctness: serve the bytes anyway.
-      await writeCachedThumbnail(this.deps.layout, cached, jpeg).then(
+      await this.deps.cache.writeCached(cached, jpeg).then(
         () => this.#bound.added(cached, jpeg.length),
         (err: unknown) => this.deps.logger.warn({ err }, 'could not cache thumbnail'),
       );

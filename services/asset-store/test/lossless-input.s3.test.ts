@@ -1,0 +1,11 @@
+import { describeS3, testS3 } from '@svc/testing';
+import { useS3Blobs } from './test-app.js';
+
+// lossless-input.test.ts again, every asset kept in a bucket on S3.
+const s3 = testS3();
+if (s3) {
+  useS3Blobs(s3);
+  await import('./lossless-input.test.js');
+} else {
+  describeS3('lossless data ingest on S3', () => undefined);
+}
