@@ -61,6 +61,15 @@ export type IngestFields = Partial<
   >
 >;
 
+/** What `POST /search/sha256` answers: the digests held (newest asset each) and the rest. */
+export interface ContentLookup {
+  items: { sha256: string; hash: string; timestamp: number }[];
+  missing: string[];
+}
+
+/** Most digests one `POST /search/sha256` takes. */
+export const MAX_LOOKUP_DIGESTS = 1000;
+
 /** Query values: absent ones are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -157,6 +166,11 @@ export class StoreClient {
       signal,
     });
     return page.items[0];
+  }
+
+  /** Which of these contents the store shows, in one request (`POST /search/sha256`). */
+  lookupContent(sha256: readonly string[], signal?: AbortSignal): Promise<ContentLookup> {
+    return this.json<ContentLookup>('POST', '/search/sha256', { body: { sha256 }, signal });
   }
 
   /** Closes the pooled connections. */
