@@ -15,6 +15,8 @@ export interface CheckedFile {
   held?: { hash: string; timestamp: number };
   /** Why the file could not be hashed or checked: it is reported failed. */
   error?: unknown;
+  /** The bytes hashed, kept for a small file so it is sent without a second read. */
+  content?: Buffer;
 }
 
 /** What the check needs of the run. */
@@ -25,6 +27,12 @@ export interface CheckOptions {
   force: boolean;
   abort: AbortSignal;
 }
+
+/**
+ * Files up to this size keep the bytes read for the hash until they are sent: a batch then
+ * holds at most 16 MiB, and a folder of small files is read once, not twice.
+ */
+const KEEP_CONTENT_BYTES = 16 << 10;
 
 /** Files read and hashed at once while a batch is checked. */
 const HASH_CONCURRENCY = 8;
@@ -73,6 +81,10 @@ async function checkBatch(
     files.map((file) =>
       limiter.run(async (): Promise<CheckedFile> => {
         try {
+          if (file.size <= KEEP_CONTENT_BYTES) {
+            const content = await fsp.readFile(file.path, { signal: opts.abort });
+            return { file, content, sha256: createHash('sha256').update(content).digest('hex') };
+          }
           return { file, sha256: await hashFile(file, opts.abort) };
         } catch (error) {
           return { file, error };

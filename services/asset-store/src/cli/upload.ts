@@ -105,17 +105,21 @@ export async function uploadFiles(run: UploadRun): Promise<UploadSummary> {
   return summary;
 }
 
-async function uploadOne(run: UploadRun, { file }: CheckedFile): Promise<FileOutcome> {
+async function uploadOne(run: UploadRun, checked: CheckedFile): Promise<FileOutcome> {
+  const { file } = checked;
   const fields: IngestFields = {
     ...run.common,
     human_file_name: file.name,
     human_readable_path: file.folder,
   };
   if (file.size <= TUS_THRESHOLD_BYTES) {
-    // Read again and hashed from the bytes sent, so a file changed since its check is
-    // stored as it is now rather than refused.
-    const content = await fsp.readFile(file.path, { signal: run.abort });
-    const digest = createHash('sha256').update(content).digest('hex');
+    // Bytes not kept from the check are read again and hashed as sent, so a file changed
+    // since its check is stored as it is now rather than refused.
+    const content = checked.content ?? (await fsp.readFile(file.path, { signal: run.abort }));
+    const digest =
+      checked.content && checked.sha256
+        ? checked.sha256
+        : createHash('sha256').update(content).digest('hex');
     const result = await run.client.ingest(
       content,
       file.name,
