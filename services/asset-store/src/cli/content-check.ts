@@ -29,10 +29,10 @@ export interface CheckOptions {
 }
 
 /**
- * Files up to this size keep the bytes read for the hash until they are sent: a batch then
- * holds at most 16 MiB, and a folder of small files is read once, not twice.
+ * Files up to this size are read at once and keep the bytes read for the hash until they
+ * are sent: a batch then holds at most 16 MiB, and a folder of small files is read once.
  */
-const KEEP_CONTENT_BYTES = 16 << 10;
+export const KEEP_CONTENT_BYTES = 16 << 10;
 
 /** Files read and hashed at once while a batch is checked. */
 const HASH_CONCURRENCY = 8;
@@ -82,7 +82,7 @@ async function checkBatch(
       limiter.run(async (): Promise<CheckedFile> => {
         try {
           if (file.size <= KEEP_CONTENT_BYTES) {
-            const content = await fsp.readFile(file.path, { signal: opts.abort });
+            const content = readSmallFile(file.path);
             return { file, content, sha256: createHash('sha256').update(content).digest('hex') };
           }
           return { file, sha256: await hashFile(file, opts.abort) };
@@ -147,6 +147,15 @@ async function lookupEach(
     ),
   );
   return held;
+}
+
+/**
+ * A small file's bytes, read synchronously: `fs.promises.readFile` costs four thread-pool
+ * round trips (open, fstat, read, close), which a profile showed as the CLI's largest own
+ * CPU cost on a folder of 4 KiB files; a blocking read of at most 16 KiB takes microseconds.
+ */
+export function readSmallFile(file: string): Buffer {
+  return fs.readFileSync(file);
 }
 
 /** Plain SHA-256 of a file: small ones read whole, large ones streamed. */

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import { API_BASE } from '../api-base.js';
 import { describeError, InterruptedError } from './cli-errors.js';
-import { checkFiles, type CheckedFile } from './content-check.js';
+import {
+  checkFiles,
+  KEEP_CONTENT_BYTES,
+  readSmallFile,
+  type CheckedFile,
+} from './content-check.js';
 import type { PlannedFile } from './file-walk.js';
 import type { IngestFields, StoreClient } from './store-client.js';
 import type { UrlStorage } from './upload-state.js';
@@ -115,7 +120,11 @@ async function uploadOne(run: UploadRun, checked: CheckedFile): Promise<FileOutc
   if (file.size <= TUS_THRESHOLD_BYTES) {
     // Bytes not kept from the check are read again and hashed as sent, so a file changed
     // since its check is stored as it is now rather than refused.
-    const content = checked.content ?? (await fsp.readFile(file.path, { signal: run.abort }));
+    const content =
+      checked.content ??
+      (file.size <= KEEP_CONTENT_BYTES
+        ? readSmallFile(file.path)
+        : await fsp.readFile(file.path, { signal: run.abort }));
     const digest =
       checked.content && checked.sha256
         ? checked.sha256
