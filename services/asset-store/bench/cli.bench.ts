@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       `  ratio, upload               ${uploadRatios.map(x).join(' / ')}  median ${x(judged)}  target >= 0.80x  ${judged >= 0.8 ? 'ok' : 'MISSED'}`,
       `  ratio, process              ${wallRatios.map(x).join(' / ')}  median ${x(median(wallRatios))}`,
       `  service CPU s, raw round    ${pairs.map((p) => p.rawCpu.toFixed(2)).join(' / ')}`,
-      `  service CPU s, CLI round    ${pairs.map((p) => p.cliServiceCpu.toFixed(2)).join(' / ')}   (a search and an ingest per file)`,
+      `  service CPU s, CLI round    ${pairs.map((p) => p.cliServiceCpu.toFixed(2)).join(' / ')}   (an ingest per file, a lookup per batch)`,
       `  CLI process CPU s           ${pairs.map((p) => p.cli.cliCpu.toFixed(2)).join(' / ')}`,
       `  second run, all skipped     ${skip.wallSeconds.toFixed(2)} s (process start to exit)  target <= 5 s  ${skip.wallSeconds <= 5 ? 'ok' : 'MISSED'}`,
       `  second run, CLI CPU s       ${skip.cliCpu.toFixed(2)}`,

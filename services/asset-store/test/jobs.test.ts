@@ -61,6 +61,9 @@ describe('admin jobs', () => {
       .set(jobAuth)
       .expect(404);
     expect(unknown.body).toEqual({ status: 'error', error: 'job not found' });
+    // An empty id is not the list of jobs (the router is strict about the trailing slash).
+    const empty = await request(t.app).get(`${JOBS}/`).set(jobAuth).expect(404);
+    expect(empty.body).toEqual({ status: 'error', error: 'no such route' });
   });
 
   it('run a verify in the background and end with the scrub report and full counts', async () => {

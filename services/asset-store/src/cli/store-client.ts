@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import { Agent, request, type Dispatcher } from 'undici';
 import { API_BASE } from '../api-base.js';
 import { ApiError } from './cli-errors.js';
+import { keepAliveAgent, send } from './http-send.js';
 
 /** The metadata record as the API shows it (`GET /asset/{hash}/meta`, list, search). */
 export interface AssetRecord {
@@ -61,6 +63,15 @@ export type IngestFields = Partial<
   >
 >;
 
+/** What `POST /search/sha256` answers: the digests held (newest asset each) and the rest. */
+export interface ContentLookup {
+  items: { sha256: string; hash: string; timestamp: number }[];
+  missing: string[];
+}
+
+/** Most digests one `POST /search/sha256` takes. */
+export const MAX_LOOKUP_DIGESTS = 1000;
+
 /** Query values: absent ones are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -73,18 +84,22 @@ export interface StoreClientOptions {
 }
 
 /**
- * The store's HTTP API as the CLI uses it: one keep-alive connection pool (undici), the
- * bearer token on every request, error envelopes turned into `ApiError`.
+ * The store's HTTP API as the CLI uses it: JSON requests and ingests over one keep-alive
+ * pool (`node:http`), downloads streamed over undici, the bearer token on every request,
+ * error envelopes turned into `ApiError`.
  */
 export class StoreClient {
   readonly baseUrl: string;
   readonly #token: string | undefined;
-  readonly #agent: Agent;
+  readonly #connections: number;
+  #agent: Agent | undefined;
+  readonly #keepAlive: http.Agent;
 
   constructor(options: StoreClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#token = options.token;
-    this.#agent = new Agent({ connections: options.connections ?? 8 });
+    this.#connections = options.connections ?? 8;
+    this.#keepAlive = keepAliveAgent(this.baseUrl, this.#connections);
   }
 
   /** Headers every request carries. */
@@ -107,12 +122,16 @@ export class StoreClient {
     apiPath: string,
     options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const res = await this.raw(method, this.url(apiPath, options.query), {
-      headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+    const answer = await send(this.#keepAlive, this.url(apiPath, options.query), {
+      method,
+      headers: {
+        ...this.authHeaders,
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: options.signal,
     });
-    return readData<T>(res);
+    return envelopeData<T>(answer.statusCode, answer.text);
   }
 
   /** A request as sent, with the token; the caller reads or discards the body. */
@@ -125,6 +144,7 @@ export class StoreClient {
       signal?: AbortSignal;
     } = {},
   ): Promise<Dispatcher.ResponseData> {
+    this.#agent ??= new Agent({ connections: this.#connections });
     return request(url, {
       method,
       dispatcher: this.#agent,
@@ -142,12 +162,13 @@ export class StoreClient {
     signal?: AbortSignal,
   ): Promise<IngestResult> {
     const { body, type } = multipart(content, filename, fields);
-    const res = await this.raw('POST', this.url('/ingest'), {
+    const answer = await send(this.#keepAlive, this.url('/ingest'), {
+      method: 'POST',
+      headers: { ...this.authHeaders, 'content-type': type },
       body,
-      headers: { 'content-type': type },
       signal,
     });
-    return readData<IngestResult>(res);
+    return envelopeData<IngestResult>(answer.statusCode, answer.text);
   }
 
   /** The visible asset holding this content, if any (`GET /search?sha256=`). */
@@ -159,9 +180,15 @@ export class StoreClient {
     return page.items[0];
   }
 
+  /** Which of these contents the store shows, in one request (`POST /search/sha256`). */
+  lookupContent(sha256: readonly string[], signal?: AbortSignal): Promise<ContentLookup> {
+    return this.json<ContentLookup>('POST', '/search/sha256', { body: { sha256 }, signal });
+  }
+
   /** Closes the pooled connections. */
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    this.#keepAlive.destroy();
+    await this.#agent?.close();
   }
 }
 
@@ -195,17 +222,21 @@ function multipart(
 
 /** Reads a JSON envelope; an error status or envelope becomes `ApiError`. */
 export async function readData<T>(res: Dispatcher.ResponseData): Promise<T> {
-  const text = await res.body.text();
+  return envelopeData<T>(res.statusCode, await res.body.text());
+}
+
+/** The `data` of a JSON envelope; an error status or envelope becomes `ApiError`. */
+function envelopeData<T>(statusCode: number, text: string): T {
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new ApiError(res.statusCode, `unexpected answer: ${text.slice(0, 200)}`);
+    throw new ApiError(statusCode, `unexpected answer: ${text.slice(0, 200)}`);
   }
   const envelope = body as { status?: string; data?: unknown; error?: unknown };
-  if (res.statusCode >= 400 || envelope.status !== 'success') {
+  if (statusCode >= 400 || envelope.status !== 'success') {
     const message = typeof envelope.error === 'string' ? envelope.error : text.slice(0, 200);
-    throw new ApiError(res.statusCode, message);
+    throw new ApiError(statusCode, message);
   }
   return envelope.data as T;
 }

@@ -1,8 +1,13 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { API_BASE } from '../api-base.js';
 import { describeError, InterruptedError } from './cli-errors.js';
+import {
+  checkFiles,
+  KEEP_CONTENT_BYTES,
+  readSmallFile,
+  type CheckedFile,
+} from './content-check.js';
 import type { PlannedFile } from './file-walk.js';
 import type { IngestFields, StoreClient } from './store-client.js';
 import type { UrlStorage } from './upload-state.js';
@@ -53,59 +58,83 @@ export interface UploadSummary {
 }
 
 /**
- * Uploads every planned file with at most `concurrency` at a time. Each file is hashed,
- * looked up by content (skipped when the store already shows it, unless `force`), then
- * sent: in one `POST /ingest` carrying its `sha256` (the store refuses other bytes), or
- * over tus when larger than 8 MiB. Outcomes are reported as they come.
+ * Uploads every planned file with at most `concurrency` at a time. Files are hashed and
+ * checked against the store a batch at a time (skipped when the store already shows the
+ * content, unless `force`), then sent: in one `POST /ingest` carrying its `sha256` (the
+ * store refuses other bytes), or over tus when larger than 8 MiB. Outcomes are reported
+ * as they come.
  */
 export async function uploadFiles(run: UploadRun): Promise<UploadSummary> {
   const summary: UploadSummary = { stored: 0, skipped: 0, failed: 0, notDone: 0 };
-  let next = 0;
+  const checked = checkFiles({
+    client: run.client,
+    files: run.files,
+    force: run.force,
+    abort: run.abort,
+  });
+  const report = (file: PlannedFile, outcome: FileOutcome) => {
+    summary[outcome.status]++;
+    run.listener.fileDone(file, outcome);
+  };
   const worker = async () => {
-    while (next < run.files.length && !run.stop.aborted) {
-      const file = run.files[next++]!;
+    while (!run.stop.aborted) {
+      // Workers share one generator: each `next()` waits its turn for the next file.
+      const item = await checked.next();
+      if (item.done || run.stop.aborted) return;
+      const { file, held, error } = item.value;
       run.listener.fileStarted(file);
-      const outcome = await uploadOne(run, file).catch((err: unknown): FileOutcome | undefined =>
-        // Whatever a second Ctrl-C cut short is "not done", not a failure of the file.
-        err instanceof InterruptedError || run.abort.aborted
-          ? undefined
-          : { path: file.path, status: 'failed', error: describeError(err) },
-      );
-      if (!outcome) {
-        summary.notDone++;
+      if (error !== undefined || held) {
+        if (error !== undefined && run.abort.aborted) continue;
+        if (held) run.listener.bytes(file, file.size);
+        report(
+          file,
+          held
+            ? { path: file.path, status: 'skipped', hash: held.hash, timestamp: held.timestamp }
+            : { path: file.path, status: 'failed', error: describeError(error) },
+        );
         continue;
       }
-      summary[outcome.status]++;
-      run.listener.fileDone(file, outcome);
+      const outcome = await uploadOne(run, item.value).catch(
+        (err: unknown): FileOutcome | undefined =>
+          // Whatever a second Ctrl-C cut short is "not done", not a failure of the file.
+          err instanceof InterruptedError || run.abort.aborted
+            ? undefined
+            : { path: file.path, status: 'failed', error: describeError(err) },
+      );
+      if (outcome) report(file, outcome);
     }
   };
   const workers = Math.max(1, Math.min(run.concurrency, run.files.length));
   await Promise.all(Array.from({ length: workers }, worker));
-  summary.notDone += run.files.length - next;
+  summary.notDone = run.files.length - summary.stored - summary.skipped - summary.failed;
   return summary;
 }
 
-async function uploadOne(run: UploadRun, file: PlannedFile): Promise<FileOutcome> {
-  const large = file.size > TUS_THRESHOLD_BYTES;
-  // Small files are read once: hashed and sent from the same buffer.
-  const content = large ? undefined : await fsp.readFile(file.path);
-  const sha256 = content
-    ? createHash('sha256').update(content).digest('hex')
-    : await hashFile(file.path, run.abort);
-  if (!run.force) {
-    const found = await run.client.findByContent(sha256, run.abort);
-    if (found) {
-      run.listener.bytes(file, file.size);
-      return { path: file.path, status: 'skipped', hash: found.hash, timestamp: found.timestamp };
-    }
-  }
+async function uploadOne(run: UploadRun, checked: CheckedFile): Promise<FileOutcome> {
+  const { file } = checked;
   const fields: IngestFields = {
     ...run.common,
     human_file_name: file.name,
     human_readable_path: file.folder,
   };
-  if (content) {
-    const result = await run.client.ingest(content, file.name, { ...fields, sha256 }, run.abort);
+  if (file.size <= TUS_THRESHOLD_BYTES) {
+    // Bytes not kept from the check are read again and hashed as sent, so a file changed
+    // since its check is stored as it is now rather than refused.
+    const content =
+      checked.content ??
+      (file.size <= KEEP_CONTENT_BYTES
+        ? readSmallFile(file.path)
+        : await fsp.readFile(file.path, { signal: run.abort }));
+    const digest =
+      checked.content && checked.sha256
+        ? checked.sha256
+        : createHash('sha256').update(content).digest('hex');
+    const result = await run.client.ingest(
+      content,
+      file.name,
+      { ...fields, sha256: digest },
+      run.abort,
+    );
     run.listener.bytes(file, file.size);
     return { path: file.path, status: 'stored', hash: result.hash, timestamp: result.timestamp };
   }
@@ -129,12 +158,4 @@ async function uploadOne(run: UploadRun, file: PlannedFile): Promise<FileOutcome
   });
   if (sent < file.size) run.listener.bytes(file, file.size - sent);
   return { path: file.path, status: 'stored', ...result };
-}
-
-async function hashFile(file: string, signal: AbortSignal): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, signal })) {
-    hash.update(chunk as Buffer);
-  }
-  return hash.digest('hex');
 }

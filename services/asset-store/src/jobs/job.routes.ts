@@ -15,7 +15,8 @@ export interface JobRouteDeps {
 
 /** `/admin/jobs[/{id}]`, mounted under `/api/v1/can/0`; the bearer check runs first. */
 export function jobRoutes(deps: JobRouteDeps): Router {
-  const router = Router();
+  // Strict: `/admin/jobs/` (a job id left empty) is not the list; it falls through to 404.
+  const router = Router({ strict: true });
   router.use('/admin/jobs', adminAuth(deps.adminToken));
   router
     .route('/admin/jobs')

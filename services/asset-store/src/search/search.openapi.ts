@@ -1,11 +1,15 @@
 import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
+  fromZod,
   ref,
   successResponse,
   type JsonObject,
   type OpenApiFeature,
 } from '../openapi/openapi.js';
+import { contentLookupBody } from './search.schemas.js';
+
+const sha256Hex = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 
 const query = (name: string, description: string, schema: JsonObject): JsonObject => ({
   name,
@@ -63,7 +67,7 @@ const answers = {
   ...errorResponses({ 400: 'A parameter is invalid (named in the message)' }),
 };
 
-/** `GET /list` and `GET /search`. */
+/** `GET /list`, `GET /search` and `POST /search/sha256`. */
 export const searchOpenApi: OpenApiFeature = {
   paths: {
     [`${API_BASE}/list`]: {
@@ -82,8 +86,54 @@ export const searchOpenApi: OpenApiFeature = {
         responses: answers,
       },
     },
+    [`${API_BASE}/search/sha256`]: {
+      post: {
+        summary: 'Which of many contents the store holds, by their plain SHA-256',
+        description:
+          'One lookup for up to 1000 digests (either case; repeats answered once): per digest held, the newest asset holding it, among visible assets unless include_trashed or include_corrupted. The per-digest `GET /search?sha256=` stays.',
+        operationId: 'findAssetsBySha256',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: fromZod(contentLookupBody) } },
+        },
+        responses: {
+          '200': successResponse('The digests held and those not held', ref('ContentLookup')),
+          ...errorResponses({
+            400: 'The body is not an object with 1 to 1000 digests (the field is named)',
+            413: 'Body over 256 KiB',
+            415: 'Body in an encoding or charset that cannot be read',
+          }),
+        },
+      },
+    },
   },
   schemas: {
+    ContentLookup: {
+      type: 'object',
+      required: ['items', 'missing'],
+      additionalProperties: false,
+      properties: {
+        items: {
+          description: 'One per distinct digest held, in the order asked: its newest asset.',
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['sha256', 'hash', 'timestamp'],
+            additionalProperties: false,
+            properties: {
+              sha256: sha256Hex,
+              hash: sha256Hex,
+              timestamp: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
+        missing: {
+          description: 'The distinct digests not held, lowercase, in the order asked.',
+          type: 'array',
+          items: sha256Hex,
+        },
+      },
+    },
     AssetPage: {
       type: 'object',
       required: ['items', 'pagination'],

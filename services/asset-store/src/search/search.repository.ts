@@ -244,3 +244,43 @@ export async function countAssets(
   const row = await assetCountQuery(db, filter, viaTag).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The newest asset holding one content digest. */
+export interface ContentHolder {
+  content_sha256: string;
+  hash: string;
+  timestamp: number;
+}
+
+/**
+ * For each of `digests` that some matching asset holds, the newest such asset: one query
+ * (`distinct on` over the `(content_sha256, timestamp)` index), whatever the number.
+ */
+export async function findNewestByContent(
+  db: Kysely<Database>,
+  digests: readonly string[],
+  switches: Pick<AssetFilter, 'includeTrashed' | 'includeCorrupted'>,
+): Promise<ContentHolder[]> {
+  const rows = await db
+    .selectFrom('asset')
+    .distinctOn('content_sha256')
+    .select(['content_sha256', 'hash', 'timestamp'])
+    .where((eb) => {
+      // `is not null` spelled out so the planner sees the partial index applies.
+      const and: Expression<SqlBool>[] = [
+        eb('content_sha256', 'is not', null),
+        eb('content_sha256', 'in', digests),
+      ];
+      if (!switches.includeTrashed) and.push(eb.not(eb.ref('is_trashed')));
+      if (!switches.includeCorrupted) and.push(eb.not(eb.ref('is_corrupted')));
+      return eb.and(and);
+    })
+    .orderBy('content_sha256')
+    .orderBy('timestamp', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    content_sha256: r.content_sha256!,
+    hash: r.hash,
+    timestamp: Number(r.timestamp),
+  }));
+}

@@ -78,7 +78,30 @@ export const searchQuery = z.object({
   user: text().optional(),
 });
 
+/** Most digests one `POST /search/sha256` takes: the page size list and search allow. */
+export const MAX_LOOKUP_DIGESTS = 1000;
+
+const jsonFlag = z.boolean({ error: 'expected true or false' }).default(false);
+
+/** `POST /search/sha256` body: which of these contents the store holds. */
+export const contentLookupBody = z.strictObject({
+  sha256: z
+    .array(
+      z
+        .string({ error: 'expected 64 hexadecimal characters' })
+        .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hexadecimal characters')
+        .transform((h) => h.toLowerCase()),
+      { error: 'expected an array of SHA-256 digests' },
+    )
+    .min(1, 'expected at least 1 digest')
+    .max(MAX_LOOKUP_DIGESTS, `expected at most ${MAX_LOOKUP_DIGESTS} digests`),
+  include_trashed: jsonFlag,
+  include_corrupted: jsonFlag,
+});
+
 /** Parsed `GET /list` parameters. */
 export type ListQuery = z.infer<typeof listQuery>;
 /** Parsed `GET /search` parameters. */
 export type SearchQuery = z.infer<typeof searchQuery>;
+/** Parsed `POST /search/sha256` body. */
+export type ContentLookup = z.infer<typeof contentLookupBody>;

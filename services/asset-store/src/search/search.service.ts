@@ -4,16 +4,25 @@ import type { Database } from '../db/database.js';
 import {
   countAssets,
   findAssetPage,
+  findNewestByContent,
   tagIndexKey,
   type AssetFilter,
   type PageWindow,
 } from './search.repository.js';
-import type { ListQuery, SearchQuery } from './search.schemas.js';
+import type { ContentLookup, ListQuery, SearchQuery } from './search.schemas.js';
 
 /** The `data` of list and search: one page and the exact number of matches. */
 export interface AssetPage {
   items: AssetRecord[];
   pagination: { limit: number; offset: number; total: number };
+}
+
+/** The `data` of `POST /search/sha256`: per digest asked, the asset holding it, or not. */
+export interface ContentLookupResult {
+  /** One per distinct digest held, in the order asked: its newest matching asset. */
+  items: { sha256: string; hash: string; timestamp: number }[];
+  /** The distinct digests no matching asset holds, in the order asked. */
+  missing: string[];
 }
 
 /** The page window of a list or search query. */
@@ -61,6 +70,26 @@ export class SearchService {
   /** `GET /search`: the assets matching every filter given. */
   search(q: SearchQuery): Promise<AssetPage> {
     return this.#page(searchFilter(q), windowOf(q));
+  }
+
+  /**
+   * `POST /search/sha256`: which of many contents the store holds, in one query, so a
+   * client checking a folder asks once per batch instead of once per file.
+   */
+  async lookupContent(q: ContentLookup): Promise<ContentLookupResult> {
+    const digests = [...new Set(q.sha256)];
+    const rows = await findNewestByContent(this.deps.db, digests, {
+      includeTrashed: q.include_trashed,
+      includeCorrupted: q.include_corrupted,
+    });
+    const held = new Map(rows.map((r) => [r.content_sha256, r]));
+    const result: ContentLookupResult = { items: [], missing: [] };
+    for (const sha256 of digests) {
+      const row = held.get(sha256);
+      if (row) result.items.push({ sha256, hash: row.hash, timestamp: row.timestamp });
+      else result.missing.push(sha256);
+    }
+    return result;
   }
 
   async #page(filter: AssetFilter, window: PageWindow): Promise<AssetPage> {
