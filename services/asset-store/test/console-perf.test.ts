@@ -139,7 +139,12 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
         .executeTakeFirstOrThrow();
       // The rows of the old position stay until the last page arrives: wait for the oldest.
       await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
-      const last = await page.locator('.grid .cell[data-hash]').last().getAttribute('data-hash');
+      // The last on screen, not in the DOM: cells scrolled past are reused out of order.
+      const last = await page.evaluate<string | undefined>(`
+        [...document.querySelectorAll('.grid .cell[data-hash]')]
+          .map((c) => ({ hash: c.dataset.hash, box: c.getBoundingClientRect() }))
+          .sort((a, b) => a.box.top - b.box.top || a.box.left - b.box.left)
+          .pop()?.hash`);
       expect(last).toBe(oldest.hash);
       expect(world.outside).toEqual([]);
     },
