@@ -183,15 +183,15 @@ export class IngestService {
         rowFromAttributes(attrs, placement.name, staged.size),
         placement.durable,
       );
-      if (placement.verifiedVersion && this.deps.identities) {
-        this.deps.identities.record(placement.name, await placement.verifiedVersion);
-      }
     } catch (err) {
       if (!(await this.#indexedFromOurFile(err, staged.hash, placement.name))) {
         await placement.undo();
         throw err;
       }
     }
+    // Outside the undo's reach: the asset stands whatever this answers.
+    const version = await placement.verifiedVersion?.catch(() => undefined);
+    if (version) this.deps.identities?.record(placement.name, version);
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
   }
 

@@ -78,9 +78,18 @@ export class FsBlobStore implements BlobStore {
 
   place(staged: StagedBlob, name: BlobName, attrs: AssetAttributes): BlobPlacement {
     const placement = this.#files.place(staged.ref, name, attrs);
+    const relative = toRelativePath(this.storage.layout, placement.finalPath);
+    // The file as it stands once renamed with its attributes (each write moves its ctime);
+    // a change after this is the watcher's to catch, as for any file.
+    const verifiedVersion = placement.durable.then(
+      async () => (await this.stat(relative))?.version ?? '',
+    );
+    // A failed placement is reported through `durable`; this one is only ever asked after.
+    verifiedVersion.catch(() => undefined);
     return {
-      name: toRelativePath(this.storage.layout, placement.finalPath),
+      name: relative,
       durable: placement.durable,
+      verifiedVersion,
       undo: () => placement.undo(),
     };
   }
