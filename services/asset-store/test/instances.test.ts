@@ -244,6 +244,12 @@ onServer('two instances on one PostgreSQL database and one storage folder', () =
         { status: 200, body: { status: 'success', data: report } },
         { status: 200, body: { status: 'success', data: report } },
       ]);
+      // The answer can beat the log line through the pipe: wait for every rebuild's end.
+      const ended = (started: string, finished: string) =>
+        instances.every(
+          ({ service }) => logged(service, finished).length === logged(service, started).length,
+        );
+      await waitUntil(() => Promise.resolve(ended('rebuild started', 'rebuild finished')), 10_000);
       expectNoOverlap(spans(instances, 'rebuild started', 'rebuild finished'));
       const list = await fetch(`${instances[1]!.base}/api/v1/can/0/list?limit=1000`);
       const { data } = (await list.json()) as { data: { items: unknown[] } };

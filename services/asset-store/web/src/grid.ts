@@ -6,6 +6,9 @@ import { loadThumb, type Need } from './thumbs.js';
 const CHUNK = 200;
 const CELL_W = 176;
 const CELL_H = 208;
+/** How many times a page that failed to load is asked again (1 s, 2 s, 3 s later). */
+const RETRIES = 3;
+
 /** Rows drawn above and below the visible ones, so a scroll does not show blanks. */
 const OVERSCAN = 2;
 
@@ -27,6 +30,8 @@ export class AssetGrid {
   private readonly rows = new Map<number, HTMLElement>();
   private chunks = new Map<number, Asset[]>();
   private readonly loading = new Set<number>();
+  /** Failed loads of each page, for the retries. */
+  private readonly failures = new Map<number, number>();
   private total: number | undefined;
   private columns = 1;
   private focusIndex = 0;
@@ -132,6 +137,11 @@ export class AssetGrid {
       })
       .catch((err: unknown) => {
         this.loading.delete(k);
+        // A page the store failed to give (busy, restarting) is asked again while in view,
+        // a few times, rather than left blank until the next scroll.
+        const failures = (this.failures.get(k) ?? 0) + 1;
+        this.failures.set(k, failures);
+        if (failures <= RETRIES) setTimeout(() => this.schedule(), failures * 1000);
         announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
         this.element.setAttribute('aria-busy', 'false');
       });
