@@ -21,6 +21,8 @@ const nothingLeft = async () => {
   expect(await stagedLeftovers(t)).toEqual([]);
 };
 
+// Skipped on the embedded database: the index writer has its own connection only on a
+// PostgreSQL server (PGlite is one connection), and these tests break that connection.
 const onServerOnly = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 
 describe('a failure after the upload arrived', () => {

@@ -4,7 +4,8 @@ import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import type { OwnRenames } from './own-renames.js';
 import { s3SettingsFrom, type S3ConfigKeys } from './s3-client.js';
-import { S3BlobStore, type StagingOwnerGone } from './s3-blob-store.js';
+import { S3BlobStore } from './s3-blob-store.js';
+import type { StagingOwner } from './s3-sweep.js';
 
 /** The configuration's choice of backend (contract: `storage_backend`, `s3_*`). */
 export interface BlobStoreConfig extends S3ConfigKeys {
@@ -21,7 +22,7 @@ export async function openBlobStore(
   ownRenames: OwnRenames,
   logger: Pick<Logger, 'info'>,
   /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
-  owner?: { id: string; isGone: StagingOwnerGone },
+  owner?: StagingOwner,
 ): Promise<BlobStore> {
   if (config.storage_backend === 'fs') return new FsBlobStore(storage, ownRenames);
   const settings = s3SettingsFrom(config);

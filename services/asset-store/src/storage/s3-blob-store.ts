@@ -25,7 +25,6 @@ import {
 import { isInternal } from './layout.js';
 import { fromObjectMetadata, toObjectMetadata } from './s3-attributes.js';
 import {
-  abortUnfinishedUploads,
   createS3Client,
   deleteObjectsUnder,
   ensureBucket,
@@ -33,36 +32,12 @@ import {
   listObjectsUnder,
   type S3Settings,
 } from './s3-client.js';
+import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
+import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
 import { stageUpload } from './s3-staging.js';
 import { parseSidecar, sidecarName } from './sidecar-attribute-store.js';
 import type { SizeLimit } from './staged-file.js';
-
-/**
- * Whether an instance still holds its presence (`InstancePresence.isGone`, by the tag its
- * staging keys carry): a start sweeps only the staging of instances that are gone.
- */
-export type StagingOwnerGone = (tag: string) => Promise<boolean>;
-
-/** The tag of a staging key `<prefix>.tmp/<tag>/...`, or undefined for another key. */
-function stagingTag(key: string, prefix: string): string | undefined {
-  const rest = key.startsWith(`${prefix}.tmp/`) ? key.slice(prefix.length + 5) : undefined;
-  const slash = rest?.indexOf('/') ?? -1;
-  return slash > 0 ? rest!.slice(0, slash) : undefined;
-}
-
-/**
- * A blob's version from its size and ETag. Quotes dropped: a gateway may quote the ETag in
- * one answer and not another (Ceph's copy result).
- */
-function objectVersion(size: number, etag: string | undefined): string {
-  return `${size}:${(etag ?? '').replace(/^"|"$/g, '')}`;
-}
-
-/** `bucket/key` for `CopySource`, each segment URL-encoded as S3 expects. */
-function copySource(bucket: string, key: string): string {
-  return `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
-}
 
 /**
  * An S3 bucket (under `s3_prefix`) as a blob store. Staging streams a multipart upload to
@@ -94,25 +69,13 @@ export class S3BlobStore implements BlobStore {
    */
   static async open(
     settings: S3Settings,
-    owner?: { id: string; isGone: StagingOwnerGone },
+    owner?: StagingOwner,
     startedAt = new Date(),
   ): Promise<{ store: S3BlobStore; aborted: number; swept: number }> {
     const client = createS3Client(settings);
     await ensureBucket(client, settings.bucket);
-    const live = new Map<string, Promise<boolean>>();
-    const keep = (key: string): Promise<boolean> => {
-      const tag = stagingTag(key, settings.prefix);
-      if (!owner || tag === undefined) return Promise.resolve(false);
-      let alive = live.get(tag);
-      if (!alive) {
-        alive = owner.isGone(tag).then((gone) => !gone);
-        live.set(tag, alive);
-      }
-      return alive;
-    };
+    const { aborted, swept } = await sweepLeftovers(client, settings, owner, startedAt);
     const { bucket, prefix } = settings;
-    const aborted = await abortUnfinishedUploads(client, bucket, prefix, startedAt, keep);
-    const swept = await deleteObjectsUnder(client, bucket, `${prefix}.tmp/`, startedAt, keep);
     const store = new S3BlobStore(client, bucket, prefix, owner?.id);
     return { store, aborted, swept };
   }
@@ -153,9 +116,7 @@ export class S3BlobStore implements BlobStore {
         ContentType: attrs.mime_type,
       };
       if (staged.bytes) {
-        const put = await this.client.send(
-          new PutObjectCommand({ ...object, Body: staged.bytes }),
-        );
+        const put = await this.client.send(new PutObjectCommand({ ...object, Body: staged.bytes }));
         return objectVersion(staged.size, put.ETag);
       }
       const copy = await this.client.send(
