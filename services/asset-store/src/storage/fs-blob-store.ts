@@ -183,13 +183,7 @@ export class FsBlobStore implements BlobStore {
 
   async removeCached(prefix: string): Promise<void> {
     const { thumbs } = this.storage.layout;
-    let names: string[];
-    try {
-      names = await fsp.readdir(thumbs);
-    } catch (err) {
-      if (isGone(err)) return;
-      throw err;
-    }
+    const names = await this.#cachedNames();
     await Promise.all(
       names
         .filter((n) => n.startsWith(prefix))
@@ -197,15 +191,19 @@ export class FsBlobStore implements BlobStore {
     );
   }
 
-  async *listCached(): AsyncIterable<CachedEntry> {
-    const { thumbs } = this.storage.layout;
-    let names: string[];
+  /** The thumbnail folder's names; none while it does not exist yet. */
+  async #cachedNames(): Promise<string[]> {
     try {
-      names = await fsp.readdir(thumbs);
+      return await fsp.readdir(this.storage.layout.thumbs);
     } catch (err) {
-      if (isGone(err)) return;
+      if (isGone(err)) return [];
       throw err;
     }
+  }
+
+  async *listCached(): AsyncIterable<CachedEntry> {
+    const { thumbs } = this.storage.layout;
+    const names = await this.#cachedNames();
     for (const name of names) {
       const stat = await fsp.stat(path.join(thumbs, name)).catch(() => undefined);
       if (stat?.isFile()) yield { name, size: stat.size, usedMs: stat.atimeMs };
