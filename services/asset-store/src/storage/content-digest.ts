@@ -7,18 +7,21 @@ import { Worker } from 'node:worker_threads';
  * library would add a queue the single shared worker does not need.
  */
 export interface ContentDigest {
-  /** Feeds `chunk`; resolves at once unless the worker is BATCH_LIMIT behind. */
-  update(chunk: Buffer): Promise<void> | undefined;
+  /** Feeds `chunk` (copied: the caller may reuse it); waits while the worker is SLOTS behind. */
+  update(chunk: Buffer): Promise<void>;
   /** The digest in lowercase hex; the digest is spent afterwards. */
   digest(): Promise<string>;
   /** Forgets the content (an upload that failed). */
   drop(): void;
 }
 
-/** Chunks are copied into batches this big: one message per batch, not per 64 KiB chunk. */
-const BATCH_BYTES = 1 << 20;
-/** Batches the worker may be behind before `update` waits: bounds the memory held. */
-const BATCH_LIMIT = 8;
+/**
+ * Chunks are copied into slots of shared memory this big, and the worker hashes a full slot
+ * in place: one small message per slot, no buffer allocated or moved per batch.
+ */
+const SLOT_BYTES = 1 << 20;
+/** Slots per upload: how far the worker may be behind before `update` waits. */
+const SLOTS = 4;
 
 // Plain JavaScript, evaluated: the worker needs no module resolution (tsx, Jest, dist alike).
 const WORKER_SOURCE = `
@@ -29,7 +32,7 @@ parentPort.on('message', (m) => {
   if (m.op === 'update') {
     let hash = hashes.get(m.id);
     if (!hash) hashes.set(m.id, (hash = createHash('sha256')));
-    hash.update(new Uint8Array(m.bytes));
+    hash.update(new Uint8Array(m.memory, m.offset, m.length));
     parentPort.postMessage({ id: m.id, op: 'ack' });
   } else if (m.op === 'digest') {
     const hash = hashes.get(m.id) ?? createHash('sha256');
@@ -48,6 +51,9 @@ interface Pending {
 let worker: Worker | undefined;
 const pending = new Map<number, Pending>();
 let nextId = 1;
+/** Slot memory of finished uploads, kept for the next ones, up to this many. */
+const spareMemory: SharedArrayBuffer[] = [];
+const SPARE_LIMIT = 4;
 
 function sharedWorker(): Worker {
   if (worker) return worker;
@@ -73,49 +79,60 @@ function sharedWorker(): Worker {
 export function offThreadDigest(): ContentDigest {
   const id = nextId++;
   const w = sharedWorker();
-  let batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+  const memory = spareMemory.pop() ?? new SharedArrayBuffer(SLOT_BYTES * SLOTS);
+  const bytes = Buffer.from(memory);
+  // Slots are filled and hashed in turn: `sent` counts slots handed over, `acked` those the
+  // worker is done with, so slot `sent % SLOTS` is free while sent - acked < SLOTS.
+  let sent = 0;
+  let acked = 0;
   let filled = 0;
-  let behind = 0;
+  let stopped = false;
   let wake: (() => void) | undefined;
   let result: ((hex: string) => void) | undefined;
   pending.set(id, {
     acked: () => {
-      behind--;
+      acked++;
       wake?.();
     },
-    digested: (hex) => result?.(hex),
+    digested: (hex) => {
+      // '' when the worker died: a waiting update must not hang; the digest then fails.
+      if (!hex) stopped = true;
+      wake?.();
+      result?.(hex);
+    },
   });
   const send = (): void => {
     if (filled === 0) return;
-    // A full batch owns its whole ArrayBuffer (allocUnsafeSlow) and moves without a copy.
-    const bytes = filled === BATCH_BYTES ? batch.buffer : batch.buffer.slice(0, filled);
-    w.postMessage({ id, op: 'update', bytes }, [bytes]);
-    behind++;
+    const offset = (sent % SLOTS) * SLOT_BYTES;
+    w.postMessage({ id, op: 'update', memory, offset, length: filled });
+    sent++;
     filled = 0;
   };
+  const slotFree = (): Promise<void> | undefined => {
+    if (stopped || sent - acked < SLOTS) return undefined;
+    return new Promise<void>((resolve) => {
+      wake = () => {
+        if (stopped || sent - acked < SLOTS) {
+          wake = undefined;
+          resolve();
+        }
+      };
+    });
+  };
   return {
-    update(chunk) {
+    async update(chunk) {
       for (let offset = 0; offset < chunk.length;) {
-        const n = chunk.copy(batch, filled, offset);
+        await slotFree();
+        const start = (sent % SLOTS) * SLOT_BYTES + filled;
+        const n = chunk.copy(bytes, start, offset, offset + SLOT_BYTES - filled);
         filled += n;
         offset += n;
-        if (filled === BATCH_BYTES) {
-          // The full batch was transferred with its bytes: the next one needs a buffer.
-          send();
-          batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
-        }
+        if (filled === SLOT_BYTES) send();
       }
-      if (behind < BATCH_LIMIT) return undefined;
-      return new Promise<void>((resolve) => {
-        wake = () => {
-          if (behind < BATCH_LIMIT) {
-            wake = undefined;
-            resolve();
-          }
-        };
-      });
     },
     async digest() {
+      await slotFree();
+      if (stopped) throw new Error('the content digest worker stopped');
       send();
       const hex = await new Promise<string>((resolve) => {
         result = resolve;
@@ -123,6 +140,8 @@ export function offThreadDigest(): ContentDigest {
       });
       pending.delete(id);
       if (!hex) throw new Error('the content digest worker stopped');
+      // The worker answers in order: every slot was read before the digest came back.
+      if (spareMemory.length < SPARE_LIMIT) spareMemory.push(memory);
       return hex;
     },
     drop() {
