@@ -23,19 +23,23 @@ import {
 /**
  * `pnpm --filter asset-store bench:digest` (issue 24: content digests cost ≤ 5 % of 1 GiB
  * ingest throughput). The service has no switch for its digest work, and a bench must not
- * add a product setting, so the baseline is another build: the commit before digests came
- * (603852b^), built in its own worktree and named by `DIGEST_BASE_DIR` (its
- * `services/asset-store` folder, `tsc --build` done). Both builds run side by side, each on
- * a temp folder and a fresh database (`TEST_DATABASE_URL`, else PGlite); ingests alternate
- * baseline, this build, baseline, … Sizes: `DIGEST_BENCH_MIB` (1024), `DIGEST_BENCH_PAIRS`
- * (5). `DIGEST_SUBJECT_DIR` puts another build in place of this one (603852b, to see the
- * digest commit alone). One JSON line per figure on stdout; progress on stderr.
+ * add a product setting, so the baseline is another build named by `DIGEST_BASE_DIR` (its
+ * `services/asset-store` folder, `tsc --build` done): this code with `bench/no-digest.patch`
+ * applied (the content SHA-256 left out of staging, nothing else changed), or any older
+ * commit. Both builds run side by side, each on a temp folder and a fresh database
+ * (`TEST_DATABASE_URL`, else PGlite); the pairs alternate which build goes first (ABBA).
+ * Sizes: `DIGEST_BENCH_MIB` (1024), `DIGEST_BENCH_PAIRS` (5). `DIGEST_SUBJECT_DIR` puts
+ * another build in place of this one; `DIGEST_BENCH_BOTH=1` drops the check that only the
+ * subject sends `Repr-Digest` (two builds with digests, or one build against itself to see
+ * the bench's own spread). One JSON line per figure on stdout; progress on stderr.
  */
 const MIB = 1 << 20;
 const SIZE = Math.round(envNumber('DIGEST_BENCH_MIB', 1024) * MIB);
 const PAIRS = envNumber('DIGEST_BENCH_PAIRS', 5);
 const ADMIN_TOKEN = 'bench-admin-token';
 const TARGET = 0.95;
+/** `DIGEST_BENCH_BOTH=1`: an A/B of two builds that both send digests (another change's cost). */
+const BOTH_DIGEST = process.env.DIGEST_BENCH_BOTH === '1';
 
 const say = (line: string) => process.stderr.write(`bench:digest: ${line}\n`);
 const mbs = (ms: number) => SIZE / MIB / (ms / 1000);
@@ -52,7 +56,12 @@ async function settleAll(procs: Proc[]): Promise<void> {
 }
 
 /** One ingest, its download and its purge, on one server. */
-async function round(proc: Proc, all: Proc[], file: string, expectDigest: boolean): Promise<Round> {
+async function round(
+  proc: Proc,
+  all: Proc[],
+  file: string,
+  expectDigest: boolean | undefined,
+): Promise<Round> {
   const pid = proc.child.pid!;
   await settleAll(all);
   const cpu = cpuSeconds(pid);
@@ -62,7 +71,7 @@ async function round(proc: Proc, all: Proc[], file: string, expectDigest: boolea
   const got = await downloadFromService(proc.port, ingested.hash);
   if (got.bytes !== SIZE) throw new Error(`download of ${got.bytes} bytes, expected ${SIZE}`);
   // Proves the two builds are the ones meant: only the subject sends the digest.
-  if ('repr-digest' in got.headers !== expectDigest) {
+  if (expectDigest !== undefined && 'repr-digest' in got.headers !== expectDigest) {
     throw new Error(
       `the ${expectDigest ? 'subject' : 'baseline'} build ${expectDigest ? 'sent no' : 'sent a'} ` +
         'Repr-Digest: check DIGEST_BASE_DIR',
@@ -106,10 +115,11 @@ function figure(
 async function main(): Promise<void> {
   const baseDir = process.env.DIGEST_BASE_DIR;
   if (!baseDir || !fs.existsSync(path.join(baseDir, 'dist/src/start.cjs'))) {
-    say('DIGEST_BASE_DIR must name the built services/asset-store of the commit before digests;');
+    say('DIGEST_BASE_DIR must name a built services/asset-store without digests, for example:');
     say(
-      '  git worktree add --detach ../digest-base 603852b~1 && cd ../digest-base && pnpm install --frozen-lockfile',
+      '  git worktree add --detach ../no-digest HEAD && cd ../no-digest && pnpm install --frozen-lockfile',
     );
+    say('  git apply services/asset-store/bench/no-digest.patch');
     say(
       '  (cd services/asset-store && npx tsc --build); then DIGEST_BASE_DIR=$PWD/services/asset-store',
     );
@@ -140,8 +150,19 @@ async function main(): Promise<void> {
     const subject = await start('subject', subjectDir && path.resolve(subjectDir));
     const rounds: { base: Round; subject: Round }[] = [];
     for (let pair = 0; pair < PAIRS; pair++) {
-      const b = await round(base, procs, file, false);
-      const s = await round(subject, procs, file, true);
+      // ABBA: which build goes first alternates, so a position effect (what the previous
+      // round left the machine doing) falls on both builds alike.
+      const baseRound = () => round(base, procs, file, BOTH_DIGEST ? undefined : false);
+      const subjectRound = () => round(subject, procs, file, BOTH_DIGEST ? undefined : true);
+      let b: Round;
+      let s: Round;
+      if (pair % 2 === 0) {
+        b = await baseRound();
+        s = await subjectRound();
+      } else {
+        s = await subjectRound();
+        b = await baseRound();
+      }
       rounds.push({ base: b, subject: s });
       say(`pair ${pair + 1}/${PAIRS}: ${JSON.stringify(rounds.at(-1))}`);
     }
