@@ -77,7 +77,6 @@ export async function uploadMultipart(
   let filled = 0;
   try {
     for await (const chunk of chunks) {
-      if (failed) break;
       let offset = 0;
       while (offset < chunk.length) {
         const copied = chunk.copy(part, filled, offset);
@@ -90,6 +89,8 @@ export async function uploadMultipart(
         part = free.pop() ?? Buffer.allocUnsafe(partBytes);
         filled = 0;
       }
+      // S3 failed meanwhile: no more of the source is read.
+      if (failed) break;
     }
   } catch (err) {
     // The source's failure (or the size limit) is the reason, whatever S3 said meanwhile,
