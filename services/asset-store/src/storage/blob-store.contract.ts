@@ -126,6 +126,23 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       expect(await names(store)).toEqual([]);
     });
 
+    it('leaves nothing of an upload that passes its limit after several parts', async () => {
+      const limit = { maxBytes: 11 << 20, error: () => new TooLarge('too large') };
+      const source = Readable.from(chunks(16 << 20));
+      await expect(store.stage(++timestamp, source, limit)).rejects.toBeInstanceOf(TooLarge);
+      expect(source.errored).toBeInstanceOf(TooLarge);
+      expect(await names(store)).toEqual([]);
+    });
+
+    it('stages a content of a whole number of parts exactly', async () => {
+      const bytes = 10 << 20;
+      const expected = Buffer.concat([...chunks(bytes)]);
+      const staged = await store.stage(++timestamp, Readable.from(chunks(bytes)));
+      expect(staged.size).toBe(bytes);
+      await store.place(staged, 'parts.bin', attributesFor(staged)).durable;
+      expect(sha256(await readAll(await store.read('parts.bin')))).toBe(sha256(expected));
+    });
+
     it('leaves nothing of an upload whose source fails, and rethrows its error', async () => {
       const source = Readable.from(
         (function* () {

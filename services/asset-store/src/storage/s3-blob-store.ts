@@ -41,7 +41,7 @@ import type { SizeLimit } from './staged-file.js';
 
 /**
  * An S3 bucket (under `s3_prefix`) as a blob store. Staging streams a multipart upload to
- * `.tmp/` (lib-storage; bounded memory), hashing on the way; placing copies it server-side
+ * `.tmp/` (reused part buffers; bounded memory), hashing on the way; placing copies it server-side
  * to its final key with the attributes as object metadata (or a `.meta/` sidecar first when
  * they do not fit), so the object appears whole with its attributes, then drops the staged
  * copy. Readers prefer a sidecar when there is one, as on the file system.

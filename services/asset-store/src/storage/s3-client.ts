@@ -83,7 +83,7 @@ export function isStorageUnavailable(err: unknown): boolean {
 
 /**
  * The client's outermost step: an outage, once retried, becomes the catalogue's 503, so
- * every caller (ingest, downloads, lib-storage's uploads) answers it the same way.
+ * every caller (ingest and its multipart uploads, downloads) answers it the same way.
  */
 function storageOutageAs503(client: S3Client): void {
   client.middlewareStack.add(

@@ -70,7 +70,7 @@ export class S3Leftovers {
   }
 }
 
-/** Aborts every multipart upload open to exactly `key` (lib-storage's own abort may have failed). */
+/** Aborts every multipart upload open to exactly `key` (an abort at the failure itself may have failed). */
 async function abortUploadsTo(client: S3Client, bucket: string, key: string): Promise<void> {
   const page = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
   for (const upload of page.Uploads ?? []) {

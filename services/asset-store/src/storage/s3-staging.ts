@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { StagedBlob } from './blob-store.js';
 import { createAssetHash } from './content-hash.js';
 import type { S3Leftovers } from './s3-leftovers.js';
+import { uploadMultipart } from './s3-multipart.js';
 import type { SizeLimit } from './staged-file.js';
 
 /** Enough leading bytes for file-type to recognise any format it knows. */
@@ -36,8 +36,8 @@ function iteratorOf(chunks: AsyncIterable<Buffer> | Iterable<Buffer>): AsyncIter
 /**
  * `S3BlobStore.stage`: hashes `source` as it reads it. A content that ends within one part
  * stays in memory (`bytes`): `place` writes it with one `PutObject`, and nothing reaches the
- * bucket before. A longer one streams to the object `ref` (a multipart upload through
- * lib-storage, with bounded memory). On any failure the upload is aborted and the object
+ * bucket before. A longer one streams to the object `ref` (a multipart upload with reused
+ * part buffers: bounded memory). On any failure the upload is aborted and the object
  * removed before a stream source is destroyed with the reason, and the reason is rethrown.
  */
 export async function stageUpload(
@@ -74,7 +74,7 @@ export async function stageUpload(
   // the real reason rather than a bare AbortError.
   const chunks = source instanceof Readable ? source.iterator({ destroyOnReturn: false }) : source;
   const iterator = iteratorOf(chunks as AsyncIterable<Buffer> | Iterable<Buffer>);
-  // A content up to one part: lib-storage would hold it whole for one put anyway.
+  // A content up to one part: a multipart upload would hold it whole for one part anyway.
   const held: Buffer[] = [];
   try {
     while (size <= PART_BYTES) {
@@ -88,45 +88,29 @@ export async function stageUpload(
     if (source instanceof Readable) destroyWith(source, err as Error);
     throw err;
   }
-  // The first failure of the source or the limit: lib-storage wraps what the body throws.
-  let failure: unknown;
-  const rest = { [Symbol.asyncIterator]: () => iterator };
-  const body = Readable.from(
-    (async function* () {
-      try {
-        yield* held.splice(0);
-        for await (const chunk of rest) {
-          take(chunk);
-          yield chunk;
-        }
-      } catch (err) {
-        // An AbortError is the source closed under us once the upload gave up on the body
-        // (S3 gone): the upload's own error is then the reason.
-        // (By name: Node's own errors are of another realm under Jest.)
-        if ((err as { name?: unknown } | null)?.name !== 'AbortError') failure ??= err;
-        throw err;
-      }
-    })(),
-  );
-  const upload = new Upload({
-    client: target.client,
-    params: { Bucket: target.bucket, Key: ref, Body: body },
-    partSize: PART_BYTES,
-    queueSize: QUEUE,
-    // A failed multipart upload is aborted, so its parts do not linger.
-    leavePartsOnError: false,
-  });
+  // Every chunk is hashed as the upload takes it, the held ones first.
+  async function* body(): AsyncIterable<Buffer> {
+    yield* held.splice(0);
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      take(next.value);
+      yield next.value;
+    }
+  }
+  const { client, bucket } = target;
   try {
-    await upload.done();
+    await uploadMultipart(
+      { client, bucket, key: ref, partBytes: PART_BYTES, queue: QUEUE },
+      body(),
+    );
   } catch (err) {
-    failure ??= err;
-    body.destroy();
-    // A single-part put may have completed as the body failed, and lib-storage's abort
-    // fails while S3 is unreachable; nothing may stay, now or once S3 is back.
+    // The upload is aborted here, and again later while S3 is unreachable: nothing may
+    // stay, now or once S3 is back.
     await target.leftovers.removeStaged(ref);
     // Only now: the upload is aborted and nothing is left when the listener answers.
-    if (source instanceof Readable) destroyWith(source, failure as Error);
-    throw failure;
+    if (source instanceof Readable) destroyWith(source, err as Error);
+    throw err;
   }
   return staged();
 }
