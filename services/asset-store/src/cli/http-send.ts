@@ -28,31 +28,50 @@ export function parseOrigin(baseUrl: string): Origin {
   };
 }
 
-/** A keep-alive pool of at most `connections` sockets for this origin's scheme. */
-export function keepAliveAgent(origin: Origin, connections: number): http.Agent {
+/** Sends whole requests to one origin over at most a set number of kept-alive connections. */
+export interface Sender {
+  /** One request with its body in memory, answered in full; `path` is below the origin's prefix. */
+  send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    signal?: AbortSignal,
+  ): Promise<SentAnswer>;
+  /** Closes the kept connections. */
+  close(): void;
+}
+
+/** A `node:http(s)` sender over a keep-alive agent of at most `connections` sockets. */
+export function nodeHttpSender(origin: Origin, connections: number): Sender {
   const options = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
-  return origin.https ? new https.Agent(options) : new http.Agent(options);
+  const agent = origin.https ? new https.Agent(options) : new http.Agent(options);
+  return {
+    send: (method, path, headers, body, signal) =>
+      send(agent, origin, path, { method, headers, body, signal }),
+    close: () => agent.destroy(),
+  };
 }
 
 /**
- * One request with its body in memory, answered in full, over `node:http` and a keep-alive
- * agent. The upload's hot path uses this rather than undici: in a fresh process (every CLI
- * run) a small request costs less CPU this way, undici's layers and llhttp's WebAssembly
- * being cold for a run's first thousand requests (figures: bench/NOTES.md). `path` is the
- * request target below the origin's prefix, query included.
+ * One request with its body in memory, answered in full, over `node:http(s)` and a
+ * keep-alive agent. Used rather than undici: in a fresh process (every CLI run) a small
+ * request costs less CPU this way, undici's layers and llhttp's WebAssembly being cold for
+ * a run's first thousand requests (figures: bench/NOTES.md).
  */
-export function send(
+function send(
   agent: http.Agent,
   origin: Origin,
   path: string,
   options: {
     method: string;
-    headers: Record<string, string | number>;
+    headers: Record<string, string>;
     body?: string | Buffer;
     signal?: AbortSignal;
   },
 ): Promise<SentAnswer> {
-  const { headers, body, signal } = options;
+  const { body, signal } = options;
+  const headers: Record<string, string | number> = { ...options.headers };
   if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
   const request = origin.https ? https.request : http.request;
   return new Promise((resolve, reject) => {
@@ -111,8 +130,8 @@ function abortWith(signal: AbortSignal, req: http.ClientRequest): void {
   req.once('close', () => forget.delete(req));
 }
 
-/** The error `http.request`'s `signal` option rejects with. */
-function abortError(signal: AbortSignal): Error {
+/** The error an aborted request rejects with (as `http.request`'s `signal` option has it). */
+export function abortError(signal: AbortSignal): Error {
   const err = new Error('The operation was aborted', { cause: signal.reason });
   return Object.assign(err, { name: 'AbortError', code: 'ABORT_ERR' });
 }

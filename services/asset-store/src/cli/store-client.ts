@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type http from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
 import { API_BASE } from '../api-base.js';
 import { ApiError } from './cli-errors.js';
-import { keepAliveAgent, parseOrigin, send, type Origin } from './http-send.js';
+import { HttpPool } from './http-pool.js';
+import { nodeHttpSender, parseOrigin, type Sender } from './http-send.js';
 
 /** The metadata record as the API shows it (`GET /asset/{hash}/meta`, list, search). */
 export interface AssetRecord {
@@ -93,15 +93,16 @@ export class StoreClient {
   readonly #token: string | undefined;
   readonly #connections: number;
   #agent: Agent | undefined;
-  readonly #origin: Origin;
-  readonly #keepAlive: http.Agent;
+  readonly #sender: Sender;
 
   constructor(options: StoreClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#token = options.token;
     this.#connections = options.connections ?? 8;
-    this.#origin = parseOrigin(this.baseUrl);
-    this.#keepAlive = keepAliveAgent(this.#origin, this.#connections);
+    const origin = parseOrigin(this.baseUrl);
+    this.#sender = origin.https
+      ? nodeHttpSender(origin, this.#connections)
+      : new HttpPool(origin, this.#connections);
   }
 
   /** Headers every request carries. */
@@ -120,15 +121,16 @@ export class StoreClient {
     apiPath: string,
     options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const answer = await send(this.#keepAlive, this.#origin, target(apiPath, options.query), {
+    const answer = await this.#sender.send(
       method,
-      headers: {
+      target(apiPath, options.query),
+      {
         ...this.authHeaders,
         ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: options.signal,
-    });
+      options.body === undefined ? undefined : JSON.stringify(options.body),
+      options.signal,
+    );
     return envelopeData<T>(answer.statusCode, answer.text);
   }
 
@@ -163,12 +165,13 @@ export class StoreClient {
     signal?: AbortSignal,
   ): Promise<IngestResult> {
     const { body, type } = multipart(content, filename, fields);
-    const answer = await send(this.#keepAlive, this.#origin, INGEST_PATH, {
-      method: 'POST',
-      headers: { ...this.authHeaders, 'content-type': type },
+    const answer = await this.#sender.send(
+      'POST',
+      INGEST_PATH,
+      { ...this.authHeaders, 'content-type': type },
       body,
       signal,
-    });
+    );
     return envelopeData<IngestResult>(answer.statusCode, answer.text);
   }
 
@@ -188,7 +191,7 @@ export class StoreClient {
 
   /** Closes the pooled connections. */
   async close(): Promise<void> {
-    this.#keepAlive.destroy();
+    this.#sender.close();
     await this.#agent?.close();
   }
 }
