@@ -104,7 +104,7 @@ const inFlight = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
 /**
  * Cancels `req` when `signal` aborts. One listener per signal for all its requests, where
  * `http.request`'s own `signal` option attaches listeners and stream hooks to each request:
- * a tenth of the client's CPU per small upload in a profile (bench/NOTES.md).
+ * a visible share of the client's CPU per small upload in a profile (bench/NOTES.md).
  */
 function abortWith(signal: AbortSignal, req: http.ClientRequest): void {
   if (signal.aborted) {

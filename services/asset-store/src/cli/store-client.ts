@@ -144,8 +144,8 @@ export class StoreClient {
       signal?: AbortSignal;
     } = {},
   ): Promise<Dispatcher.ResponseData> {
-    // Loaded when a download needs it: an upload never does, and undici's load was a tenth
-    // of an upload run's CPU on 1,000 small files.
+    // Loaded when a download needs it: an upload never does, and loading undici is a visible
+    // share of a short upload run's CPU (bench/NOTES.md).
     const { Agent, request } = await import('undici');
     this.#agent ??= new Agent({ connections: this.#connections });
     return request(url, {
