@@ -4,9 +4,10 @@ import { abortError, type Origin, type Sender, type SentAnswer } from './http-se
 /**
  * Keep-alive HTTP/1.1 over plain sockets, for `http:` stores: at most `connections` sockets,
  * each request written in one write, each answer read whole (Content-Length, chunked, or up
- * to the close). Hand-written because in a fresh process (every CLI run) `node:http` costs
- * several times its CPU per small request, which on two cores is taken from the store
- * (figures: bench/NOTES.md, session 20); `https:` stores keep `node:https`.
+ * to the close). Hand-written because in a fresh process (every CLI run) `node:http`
+ * (several times) and undici's `Pool` (about twice) cost more CPU per small request, which
+ * on two cores is taken from the store (figures: bench/NOTES.md, session 20); `https:`
+ * stores keep `node:https`.
  */
 export class HttpPool implements Sender {
   readonly #origin: Origin;
