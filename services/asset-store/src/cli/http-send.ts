@@ -7,23 +7,62 @@ export interface SentAnswer {
   text: string;
 }
 
-/** A keep-alive pool of at most `connections` sockets for this base URL's scheme. */
-export function keepAliveAgent(baseUrl: string, connections: number): http.Agent {
+/** The parts of a base URL every request needs, parsed once per client rather than per request. */
+export interface Origin {
+  https: boolean;
+  /** Without IPv6 brackets, as `http.request` takes it. */
+  hostname: string;
+  port: number | undefined;
+  /** The base URL's own path (without a trailing `/`), put before every request's path. */
+  pathPrefix: string;
+}
+
+/** Parses a base URL such as `http://127.0.0.1:8080` or `https://host/store/`. */
+export function parseOrigin(baseUrl: string): Origin {
+  const url = new URL(baseUrl);
+  return {
+    https: url.protocol === 'https:',
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : undefined,
+    pathPrefix: url.pathname.replace(/\/+$/, ''),
+  };
+}
+
+/** Sends whole requests to one origin over at most a set number of kept-alive connections. */
+export interface Sender {
+  /** One request with its body in memory, answered in full; `path` is below the origin's prefix. */
+  send(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string | Buffer | undefined,
+    signal?: AbortSignal,
+  ): Promise<SentAnswer>;
+  /** Closes the kept connections. */
+  close(): void;
+}
+
+/** A `node:http(s)` sender over a keep-alive agent of at most `connections` sockets. */
+export function nodeHttpSender(origin: Origin, connections: number): Sender {
   const options = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
-  return new URL(baseUrl).protocol === 'https:'
-    ? new https.Agent(options)
-    : new http.Agent(options);
+  const agent = origin.https ? new https.Agent(options) : new http.Agent(options);
+  return {
+    send: (method, path, headers, body, signal) =>
+      send(agent, origin, path, { method, headers, body, signal }),
+    close: () => agent.destroy(),
+  };
 }
 
 /**
- * One request with its body in memory, answered in full, over `node:http` and a keep-alive
- * agent. The upload's hot path uses this rather than undici: in a fresh process (every CLI
- * run) a small request costs less CPU this way, undici's layers and llhttp's WebAssembly
- * being cold for a run's first thousand requests (figures: bench/NOTES.md).
+ * One request with its body in memory, answered in full, over `node:http(s)` and a
+ * keep-alive agent. Used rather than undici: in a fresh process (every CLI run) a small
+ * request costs less CPU this way, undici's layers and llhttp's WebAssembly being cold for
+ * a run's first thousand requests (figures: bench/NOTES.md).
  */
-export function send(
+function send(
   agent: http.Agent,
-  url: string,
+  origin: Origin,
+  path: string,
   options: {
     method: string;
     headers: Record<string, string>;
@@ -31,14 +70,20 @@ export function send(
     signal?: AbortSignal;
   },
 ): Promise<SentAnswer> {
-  const target = new URL(url);
+  const { body, signal } = options;
   const headers: Record<string, string | number> = { ...options.headers };
-  if (options.body !== undefined) headers['content-length'] = Buffer.byteLength(options.body);
-  const request = target.protocol === 'https:' ? https.request : http.request;
+  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+  const request = origin.https ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const req = request(
-      target,
-      { method: options.method, headers, agent, signal: options.signal },
+      {
+        hostname: origin.hostname,
+        port: origin.port,
+        path: origin.pathPrefix + path,
+        method: options.method,
+        headers,
+        agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,6 +94,44 @@ export function send(
       },
     );
     req.once('error', reject);
-    req.end(options.body);
+    if (signal) abortWith(signal, req);
+    req.end(body);
   });
+}
+
+const inFlight = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+
+/**
+ * Cancels `req` when `signal` aborts. One listener per signal for all its requests, where
+ * `http.request`'s own `signal` option attaches listeners and stream hooks to each request:
+ * a visible share of the client's CPU per small upload in a profile (bench/NOTES.md).
+ */
+function abortWith(signal: AbortSignal, req: http.ClientRequest): void {
+  if (signal.aborted) {
+    req.destroy(abortError(signal));
+    return;
+  }
+  let requests = inFlight.get(signal);
+  if (!requests) {
+    const set = new Set<http.ClientRequest>();
+    inFlight.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const r of set) r.destroy(abortError(signal));
+        set.clear();
+      },
+      { once: true },
+    );
+    requests = set;
+  }
+  requests.add(req);
+  const forget = requests;
+  req.once('close', () => forget.delete(req));
+}
+
+/** The error an aborted request rejects with (as `http.request`'s `signal` option has it). */
+export function abortError(signal: AbortSignal): Error {
+  const err = new Error('The operation was aborted', { cause: signal.reason });
+  return Object.assign(err, { name: 'AbortError', code: 'ABORT_ERR' });
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type http from 'node:http';
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { API_BASE } from '../api-base.js';
 import { ApiError } from './cli-errors.js';
-import { keepAliveAgent, send } from './http-send.js';
+import { HttpPool } from './http-pool.js';
+import { nodeHttpSender, parseOrigin, type Sender } from './http-send.js';
 
 /** The metadata record as the API shows it (`GET /asset/{hash}/meta`, list, search). */
 export interface AssetRecord {
@@ -93,13 +93,16 @@ export class StoreClient {
   readonly #token: string | undefined;
   readonly #connections: number;
   #agent: Agent | undefined;
-  readonly #keepAlive: http.Agent;
+  readonly #sender: Sender;
 
   constructor(options: StoreClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#token = options.token;
     this.#connections = options.connections ?? 8;
-    this.#keepAlive = keepAliveAgent(this.baseUrl, this.#connections);
+    const origin = parseOrigin(this.baseUrl);
+    this.#sender = origin.https
+      ? nodeHttpSender(origin, this.#connections)
+      : new HttpPool(origin, this.#connections);
   }
 
   /** Headers every request carries. */
@@ -109,11 +112,7 @@ export class StoreClient {
 
   /** The absolute URL of an API path (under `/api/v1/can/0`), with its query. */
   url(apiPath: string, query: Query = {}): string {
-    const url = new URL(`${this.baseUrl}${API_BASE}${apiPath}`);
-    for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    }
-    return url.toString();
+    return `${this.baseUrl}${target(apiPath, query)}`;
   }
 
   /** One JSON request; resolves to the envelope's `data`. */
@@ -122,20 +121,21 @@ export class StoreClient {
     apiPath: string,
     options: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
   ): Promise<T> {
-    const answer = await send(this.#keepAlive, this.url(apiPath, options.query), {
+    const answer = await this.#sender.send(
       method,
-      headers: {
+      target(apiPath, options.query),
+      {
         ...this.authHeaders,
         ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: options.signal,
-    });
+      options.body === undefined ? undefined : JSON.stringify(options.body),
+      options.signal,
+    );
     return envelopeData<T>(answer.statusCode, answer.text);
   }
 
   /** A request as sent, with the token; the caller reads or discards the body. */
-  raw(
+  async raw(
     method: Dispatcher.HttpMethod,
     url: string,
     options: {
@@ -144,6 +144,9 @@ export class StoreClient {
       signal?: AbortSignal;
     } = {},
   ): Promise<Dispatcher.ResponseData> {
+    // Loaded when a download needs it: an upload never does, and loading undici is a visible
+    // share of a short upload run's CPU (bench/NOTES.md).
+    const { Agent, request } = await import('undici');
     this.#agent ??= new Agent({ connections: this.#connections });
     return request(url, {
       method,
@@ -162,12 +165,13 @@ export class StoreClient {
     signal?: AbortSignal,
   ): Promise<IngestResult> {
     const { body, type } = multipart(content, filename, fields);
-    const answer = await send(this.#keepAlive, this.url('/ingest'), {
-      method: 'POST',
-      headers: { ...this.authHeaders, 'content-type': type },
+    const answer = await this.#sender.send(
+      'POST',
+      INGEST_PATH,
+      { ...this.authHeaders, 'content-type': type },
       body,
       signal,
-    });
+    );
     return envelopeData<IngestResult>(answer.statusCode, answer.text);
   }
 
@@ -187,10 +191,26 @@ export class StoreClient {
 
   /** Closes the pooled connections. */
   async close(): Promise<void> {
-    this.#keepAlive.destroy();
+    this.#sender.close();
     await this.#agent?.close();
   }
 }
+
+/** An API path and its query as a request target below the base URL. */
+function target(apiPath: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.set(key, String(value));
+  }
+  const search = params.size > 0 ? `?${params.toString()}` : '';
+  return `${API_BASE}${apiPath}${search}`;
+}
+
+const INGEST_PATH = target('/ingest');
+
+/** One random part per process, a counter per body: the boundary never repeats in a run. */
+const BOUNDARY_PREFIX = `----asset-store-${randomBytes(12).toString('hex')}-`;
+let boundaries = 0;
 
 /**
  * A `multipart/form-data` body in one buffer, encoded as browsers encode FormData.
@@ -202,7 +222,7 @@ function multipart(
   filename: string,
   fields: IngestFields,
 ): { body: Buffer; type: string } {
-  const boundary = `----asset-store-${randomBytes(12).toString('hex')}`;
+  const boundary = BOUNDARY_PREFIX + (boundaries++).toString(36);
   // WHATWG's escaping of names in part headers: quotes and line breaks percent-encoded.
   const escape = (text: string) =>
     text.replaceAll('"', '%22').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
