@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { offThreadDigest, type ContentDigest } from './content-digest.js';
 import { createAssetHash } from './content-hash.js';
+import { streamChunks } from './stream-chunks.js';
 
 /** A plain file descriptor (no FileHandle), so the quick steps after it can be synchronous. */
 const openFile = promisify(fsSync.open);
@@ -45,6 +46,13 @@ export interface SizeLimit {
 const SMALL_UPLOAD_BYTES = 64 << 10;
 
 /**
+ * A larger upload's chunks are written in batches of this many bytes (or chunks, whichever
+ * comes first; an iovec list has its limits), one `writev` each.
+ */
+const WRITE_BATCH_BYTES = 1 << 20;
+const WRITE_BATCH_CHUNKS = 256;
+
+/**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the asset hash is fed
  * the timestamp first, the plain content SHA-256 only the content; the timestamp, which
  * the issuer makes unique, names the file), never
@@ -72,6 +80,9 @@ export async function stageStream(
   // Until the content outgrows SMALL_UPLOAD_BYTES it stays here and no file exists yet.
   let gathered: Buffer[] = [];
   let handle: fs.FileHandle | undefined;
+  // Chunks not yet written: socket-sized chunks go to the disk a batch at a time.
+  let unwritten: Buffer[] = [];
+  let unwrittenBytes = 0;
   let abandoned = false;
   const abandon = async (): Promise<void> => {
     if (abandoned || !handle) return;
@@ -81,7 +92,7 @@ export async function stageStream(
     await discardFile(tmpPath);
   };
   try {
-    for await (const chunk of source) {
+    for await (const chunk of streamChunks(source)) {
       try {
         size += chunk.length;
         if (limit && size > limit.maxBytes) throw limit.error();
@@ -96,14 +107,19 @@ export async function stageStream(
         if (!handle) {
           handle = await fs.open(tmpPath, 'wx');
           contentHash = offThreadDigest();
-          for (const earlier of gathered) {
-            await contentHash.update(earlier);
-            await writeAll(handle, earlier);
-          }
+          for (const earlier of gathered) await contentHash.update(earlier);
+          unwritten = gathered;
+          unwrittenBytes = size - chunk.length;
           gathered = [];
         }
         await contentHash!.update(chunk);
-        await writeAll(handle, chunk);
+        unwritten.push(chunk);
+        unwrittenBytes += chunk.length;
+        if (unwrittenBytes >= WRITE_BATCH_BYTES || unwritten.length >= WRITE_BATCH_CHUNKS) {
+          await writeAll(handle, unwritten);
+          unwritten = [];
+          unwrittenBytes = 0;
+        }
       } catch (err) {
         // Whoever listens on the stream (multer) answers the request as soon as it errors,
         // so the partial file goes first. Then the stream is destroyed with the real
@@ -119,6 +135,12 @@ export async function stageStream(
   }
   let sha256: string;
   if (handle) {
+    try {
+      await writeAll(handle, unwritten);
+    } catch (err) {
+      await abandon();
+      throw err;
+    }
     await handle.close();
     sha256 = await contentHash!.digest().catch(async (err: unknown) => {
       await discardFile(tmpPath);
@@ -162,12 +184,13 @@ async function writeSmallFile(file: string, chunks: Buffer[]): Promise<void> {
   fsSync.closeSync(fd);
 }
 
-/** One write may be short; keep going until the whole chunk is on its way to the disk. */
-async function writeAll(handle: fs.FileHandle, chunk: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
+/** One write may be short; keep going until every chunk is on its way to the disk. */
+async function writeAll(handle: fs.FileHandle, chunks: Buffer[]): Promise<void> {
+  let rest = chunks;
+  while (rest.length > 0) {
+    let { bytesWritten } = await handle.writev(rest);
+    while (rest.length > 0 && bytesWritten >= rest[0]!.length) bytesWritten -= rest.shift()!.length;
+    if (bytesWritten > 0) rest = [rest[0]!.subarray(bytesWritten), ...rest.slice(1)];
   }
 }
 
