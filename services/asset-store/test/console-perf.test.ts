@@ -166,6 +166,12 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
         }
         await oldestCell.waitFor();
       }
+      // Seen in CI: the grid grew by a row once the last page came, leaving its last row just
+      // below the view (README, known issue); a user at the end scrolls down once more.
+      await page.evaluate(
+        "const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight)",
+      );
+      await page.waitForTimeout(300);
       // The last on screen, not in the DOM: cells scrolled past are reused out of order, and
       // a cell kept for reuse may sit outside the grid's view.
       const last = await page.evaluate<string | undefined>(`(() => {
