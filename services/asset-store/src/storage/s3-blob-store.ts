@@ -28,6 +28,7 @@ import {
   createS3Client,
   deleteObjectsUnder,
   ensureBucket,
+  getObjectBytes,
   isNotFound,
   listObjectsUnder,
   type S3Settings,
@@ -202,7 +203,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async readAttributes(name: BlobName): Promise<AssetAttributes | undefined> {
-    const sidecar = await this.#getText(this.#sidecarKey(name));
+    const sidecar = (
+      await getObjectBytes(this.client, this.bucket, this.#sidecarKey(name))
+    )?.toString('utf8');
     if (sidecar !== undefined) return parseSidecar(sidecar);
     try {
       const head = await this.client.send(
@@ -252,18 +255,13 @@ export class S3BlobStore implements BlobStore {
   }
 
   readCached(name: string): Promise<Buffer | undefined> {
-    return this.#getBytes(this.#key(`.thumbs/${name}`));
+    return getObjectBytes(this.client, this.bucket, this.#key(`.thumbs/${name}`));
   }
 
   /** One PUT: S3 makes an object visible only once it is whole. */
   async writeCached(name: string, content: Buffer): Promise<void> {
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: this.#key(`.thumbs/${name}`),
-        Body: content,
-      }),
-    );
+    const Key = this.#key(`.thumbs/${name}`);
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: content }));
   }
 
   async removeCached(prefix: string): Promise<void> {
@@ -286,20 +284,6 @@ export class S3BlobStore implements BlobStore {
         ContentType: 'application/json',
       }),
     );
-  }
-
-  async #getBytes(key: string): Promise<Buffer | undefined> {
-    try {
-      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return Buffer.from(await got.Body!.transformToByteArray());
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  async #getText(key: string): Promise<string | undefined> {
-    return (await this.#getBytes(key))?.toString('utf8');
   }
 
   /** S3 deletes are idempotent: deleting what is not there succeeds. */

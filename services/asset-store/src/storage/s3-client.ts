@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
   DeleteObjectsCommand,
+  GetObjectCommand,
   HeadBucketCommand,
   ListMultipartUploadsCommand,
   S3Client,
@@ -227,4 +228,19 @@ export async function deleteObjectsUnder(
     deleted += keys.length;
   }
   return deleted;
+}
+
+/** An object's whole content, or undefined when there is no such key. */
+export async function getObjectBytes(
+  client: S3Client,
+  bucket: string,
+  key: string,
+): Promise<Buffer | undefined> {
+  try {
+    const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return Buffer.from(await got.Body!.transformToByteArray());
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
