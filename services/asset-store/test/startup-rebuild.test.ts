@@ -63,6 +63,8 @@ describe('start-up over a storage root that holds assets', () => {
     START_TIMEOUT_MS,
   );
 
+  // Skipped on the embedded database: the started service must open the test's own index,
+  // and an embedded one belongs to a single process.
   const postgresOnly = testDatabaseMode() === 'postgres' ? it : it.skip;
   postgresOnly(
     'leaves an index that holds rows as it is (no rebuild)',
