@@ -49,8 +49,15 @@ async function startInstances(url: string, count: number): Promise<Instance[]> {
     }),
   );
   await Promise.all(
-    instances.map(({ base }) =>
-      waitUntil(async () => (await fetch(`${base}/healthz`)).status === 200),
+    instances.map(({ base, service }) =>
+      waitUntil(async () => (await fetch(`${base}/healthz`)).status === 200).catch((err: Error) => {
+        // What the instance did instead is the only clue to a start that never ends.
+        const ended = service.child.exitCode ?? service.child.signalCode ?? 'running';
+        throw new Error(
+          `${err.message} (${ended}); stderr: ${service.stderr().slice(-2000)}; ` +
+            `log: ${service.stdout().slice(-3000)}`,
+        );
+      }),
     ),
   );
   return instances;
