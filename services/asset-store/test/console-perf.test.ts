@@ -5,6 +5,7 @@ import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { sql } from 'kysely';
+import { waitUntil } from '@svc/testing/service-process';
 import { ingestFile } from './asset-helpers.js';
 import { ARTIFACTS_DIR, startConsoleWorld, type ConsoleWorld } from './console-harness.js';
 
@@ -30,6 +31,32 @@ async function firstScreen(world: ConsoleWorld): Promise<{ page: Page; ms: numbe
     console.log(trace.join('\n'));
   }
   return { page, ms };
+}
+
+/** The hash of the last cell on screen, not merely in the DOM: rows drawn ahead sit outside the view. */
+function lastOnScreen(page: Page): Promise<string | undefined> {
+  return page.evaluate<string | undefined>(`(() => {
+    const view = document.querySelector('.grid').getBoundingClientRect();
+    return [...document.querySelectorAll('.grid .cell[data-hash]')]
+      .map((c) => ({ hash: c.dataset.hash, box: c.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && box.bottom > view.top && box.top < view.bottom)
+      .sort((a, b) => a.box.top - b.box.top || a.box.left - b.box.left)
+      .pop()?.hash;
+  })()`);
+}
+
+/** How many cells a row of the grid holds. */
+function columns(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    `Math.max(...[...document.querySelectorAll('.grid-row')].map((r) => r.children.length))`,
+  );
+}
+
+/** Scrolls the grid to `fraction` of its height (1: the very end, as a dragged scrollbar). */
+function jump(page: Page, fraction: number): Promise<void> {
+  return page.evaluate(
+    `(() => { const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight * ${fraction}); })()`,
+  );
 }
 
 describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () => {
@@ -143,9 +170,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       // Virtualised: a handful of rows, never the thousands scrolled past.
       expect(mostCells).toBeLessThan(120);
       // A jump to the very end (the scrollbar dragged down) loads that page by offset.
-      await page.evaluate(
-        "const g = document.querySelector('.grid'); g.scrollTo(0, g.scrollHeight)",
-      );
+      await jump(page, 1);
       const oldest = await world.t.index.db
         .selectFrom('asset')
         .select('hash')
@@ -154,15 +179,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
         .executeTakeFirstOrThrow();
       // The rows of the old position stay until the last page arrives: wait for the oldest.
       await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
-      // The last on screen, not merely in the DOM: the rows drawn ahead sit outside the view.
-      const last = await page.evaluate<string | undefined>(`(() => {
-        const view = document.querySelector('.grid').getBoundingClientRect();
-        return [...document.querySelectorAll('.grid .cell[data-hash]')]
-          .map((c) => ({ hash: c.dataset.hash, box: c.getBoundingClientRect() }))
-          .filter(({ box }) => box.width > 0 && box.bottom > view.top && box.top < view.bottom)
-          .sort((a, b) => a.box.top - b.box.top || a.box.left - b.box.left)
-          .pop()?.hash;
-      })()`);
+      const last = await lastOnScreen(page);
       expect(last).toBe(oldest.hash);
       // Every file was read whole (its thumbnail asked for): none was flagged, so the list the
       // grid pages through never changed under it.
@@ -173,6 +190,53 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
         .executeTakeFirstOrThrow();
       expect(Number(flagged.n)).toBe(0);
       expect(world.outside).toEqual([]);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    'loads again the pages it holds once the list changed under it',
+    async () => {
+      const { page } = await world.newPage();
+      await page.goto('/console/');
+      await page.locator('.grid[aria-busy="false"]').waitFor();
+      const oldest = await world.t.index.db
+        .selectFrom('asset')
+        .select('hash')
+        .orderBy('timestamp', 'asc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      await jump(page, 1);
+      await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
+      // A few screens up, past the start of the last page: the grid holds the last two pages.
+      const ahead = world.apiRequests.length;
+      await page.evaluate(
+        "const g = document.querySelector('.grid'); g.scrollBy(0, -4 * g.clientHeight)",
+      );
+      await waitUntil(
+        async () =>
+          world.apiRequests.slice(ahead).some((u) => u.includes('/list?')) &&
+          (await page.locator('.grid .cell[data-state="pending"]').count()) === 0,
+      );
+      // Elsewhere (another user, another instance), the 100 newest go to the trash: every
+      // page the grid holds now sits 100 places off.
+      await sql`update asset set is_trashed = true
+        where hash in (select hash from asset order by timestamp desc limit 100)`.execute(
+        world.t.index.db,
+      );
+      const before = world.apiRequests.length;
+      // A page from the middle tells the grid the new total...
+      await jump(page, 0.5);
+      await waitUntil(() =>
+        Promise.resolve(world.apiRequests.slice(before).some((u) => u.includes('offset='))),
+      );
+      // ...and the end, asked for again, ends with the oldest, not 100 places short of it.
+      await jump(page, 1);
+      await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
+      expect(await lastOnScreen(page)).toBe(oldest.hash);
+      expect(await page.locator('.grid').getAttribute('aria-rowcount')).toBe(
+        String(Math.ceil((ROWS + IMAGES - 100) / (await columns(page)))),
+      );
     },
     BROWSER_TIMEOUT_MS,
   );

@@ -1,6 +1,7 @@
 import { ApiError, fetchPage, type Asset } from './api.js';
-import { announce, append, h } from './dom.js';
-import { loadThumb, type Need } from './thumbs.js';
+import { announce, h } from './dom.js';
+import { drawCell } from './grid-cell.js';
+import type { Need } from './thumbs.js';
 
 /** Items per request; one request fills several screens. */
 const CHUNK = 200;
@@ -123,16 +124,21 @@ export class AssetGrid {
       .then((page) => {
         if (generation !== this.chunks || !this.loading.has(k)) return;
         this.loading.delete(k);
-        this.chunks.set(k, page.items);
         const first = this.total === undefined;
+        if (!first && page.pagination.total !== this.total) {
+          // The list changed since the other pages came (assets added, trashed or flagged
+          // elsewhere): they may sit off by as many places now, so they load again.
+          this.chunks = new Map();
+          this.loading.clear();
+        }
+        this.chunks.set(k, page.items);
         this.total = page.pagination.total;
         if (first) {
           announce(`${this.total.toLocaleString('en')} assets`);
-          this.spacer.style.height = `${this.rowCount() * CELL_H}px`;
-          this.element.setAttribute('aria-rowcount', String(this.rowCount()));
           this.element.setAttribute('aria-busy', 'false');
-          if (this.total === 0) this.element.append(h('p', { class: 'empty' }, 'No assets match.'));
         }
+        this.element.querySelector('.empty')?.remove();
+        if (this.total === 0) this.element.append(h('p', { class: 'empty' }, 'No assets match.'));
         this.redraw();
       })
       .catch((err: unknown) => {
@@ -160,9 +166,14 @@ export class AssetGrid {
       this.rows.clear();
     }
     if (this.total === undefined) return;
-    this.spacer.style.height = `${this.rowCount() * CELL_H}px`;
-    const top = this.element.scrollTop;
     const height = this.element.clientHeight;
+    const { scrollTop, scrollHeight } = this.element;
+    const atEnd = scrollTop > 0 && scrollTop + height >= scrollHeight - 1;
+    this.spacer.style.height = `${this.rowCount() * CELL_H}px`;
+    this.element.setAttribute('aria-rowcount', String(this.rowCount()));
+    // A user at the end stays there when the list grows under them.
+    if (atEnd) this.element.scrollTop = this.element.scrollHeight;
+    const top = this.element.scrollTop;
     const first = Math.max(0, Math.floor(top / CELL_H) - OVERSCAN);
     const last = Math.min(this.rowCount() - 1, Math.ceil((top + height) / CELL_H) + OVERSCAN);
     for (const [index, row] of this.rows) {
@@ -187,62 +198,20 @@ export class AssetGrid {
     for (let c = 0; c < this.columns; c++) {
       const index = r * this.columns + c;
       if (index >= (this.total ?? 0)) break;
-      row.append(this.drawCell(index, c));
+      row.append(
+        drawCell(this.itemAt(index), index, c, {
+          focused: index === this.focusIndex,
+          open: (asset) => {
+            this.focusIndex = index;
+            if (asset) this.open(asset);
+          },
+          need: (cell) => this.need(cell, index),
+          settled: () => this.checkFirstScreen(),
+        }),
+      );
     }
     this.element.append(row);
     return row;
-  }
-
-  private drawCell(index: number, column: number): HTMLElement {
-    const asset = this.itemAt(index);
-    const cell = h('div', {
-      class: 'cell',
-      role: 'gridcell',
-      'aria-colindex': column + 1,
-      tabindex: index === this.focusIndex ? 0 : -1,
-      'data-index': index,
-      'data-state': asset ? 'loading' : 'pending',
-      onclick: () => {
-        this.focusIndex = index;
-        if (asset) this.open(asset);
-      },
-    });
-    if (!asset) {
-      cell.append(h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }));
-      return cell;
-    }
-    const name = asset.human_filename ?? `${asset.hash.slice(0, 12)}…`;
-    cell.dataset.hash = asset.hash;
-    cell.setAttribute(
-      'aria-label',
-      `${name}${asset.is_corrupted ? ', corrupted' : ''}${asset.is_trashed ? ', in trash' : ''}`,
-    );
-    const box = h('div', { class: 'thumb' });
-    append(cell, [
-      box,
-      h('span', { class: 'name' }, name),
-      asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,
-      asset.is_trashed ? h('span', { class: 'badge' }, 'In trash') : null,
-    ]);
-    // A corrupted asset's thumbnail answers 500 (an older one may sit in the browser's cache).
-    const thumb = asset.is_corrupted
-      ? Promise.resolve({ failed: 'corrupted' })
-      : loadThumb(asset.hash, () => this.need(cell, index));
-    void thumb.then((thumb) => {
-      if (!cell.isConnected) return;
-      if ('url' in thumb) {
-        const img = h('img', { src: thumb.url, alt: '', decoding: 'async' });
-        box.append(img);
-        cell.dataset.state = 'ready';
-      } else {
-        box.append(
-          h('span', { class: 'no-preview' }, asset.is_corrupted ? 'Corrupted' : 'No preview'),
-        );
-        cell.dataset.state = 'failed';
-      }
-      this.checkFirstScreen();
-    });
-    return cell;
   }
 
   /** Where a cell is now, for the thumbnail queue: on screen, drawn off it, or gone. */

@@ -1,0 +1,71 @@
+import type { Asset } from './api.js';
+import { append, h } from './dom.js';
+import { loadThumb, type Need } from './thumbs.js';
+
+/** What a cell asks of its grid. */
+export interface CellHooks {
+  /** It holds the grid's keyboard focus (the one cell in the tab order). */
+  focused: boolean;
+  /** Clicked: the grid moves its focus here and opens the asset, if loaded. */
+  open: (asset: Asset | undefined) => void;
+  /** Where the cell is now, for the thumbnail queue. */
+  need: (cell: HTMLElement) => Need;
+  /** Its thumbnail (or placeholder) is shown. */
+  settled: () => void;
+}
+
+/**
+ * One grid cell: a skeleton while its page loads, else the asset's name, badges and
+ * thumbnail. `data-state` tells the tests (and the first-screen mark) where it is.
+ */
+export function drawCell(
+  asset: Asset | undefined,
+  index: number,
+  column: number,
+  hooks: CellHooks,
+): HTMLElement {
+  const cell = h('div', {
+    class: 'cell',
+    role: 'gridcell',
+    'aria-colindex': column + 1,
+    tabindex: hooks.focused ? 0 : -1,
+    'data-index': index,
+    'data-state': asset ? 'loading' : 'pending',
+    onclick: () => hooks.open(asset),
+  });
+  if (!asset) {
+    cell.append(h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }));
+    return cell;
+  }
+  const name = asset.human_filename ?? `${asset.hash.slice(0, 12)}…`;
+  cell.dataset.hash = asset.hash;
+  cell.setAttribute(
+    'aria-label',
+    `${name}${asset.is_corrupted ? ', corrupted' : ''}${asset.is_trashed ? ', in trash' : ''}`,
+  );
+  const box = h('div', { class: 'thumb' });
+  append(cell, [
+    box,
+    h('span', { class: 'name' }, name),
+    asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,
+    asset.is_trashed ? h('span', { class: 'badge' }, 'In trash') : null,
+  ]);
+  // A corrupted asset's thumbnail answers 500 (an older one may sit in the browser's cache).
+  const thumb = asset.is_corrupted
+    ? Promise.resolve({ failed: 'corrupted' })
+    : loadThumb(asset.hash, () => hooks.need(cell));
+  void thumb.then((thumb) => {
+    if (!cell.isConnected) return;
+    if ('url' in thumb) {
+      box.append(h('img', { src: thumb.url, alt: '', decoding: 'async' }));
+      cell.dataset.state = 'ready';
+    } else {
+      box.append(
+        h('span', { class: 'no-preview' }, asset.is_corrupted ? 'Corrupted' : 'No preview'),
+      );
+      cell.dataset.state = 'failed';
+    }
+    hooks.settled();
+  });
+  return cell;
+}
