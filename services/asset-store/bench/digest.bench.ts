@@ -26,8 +26,9 @@ import {
  * add a product setting, so the baseline is another build named by `DIGEST_BASE_DIR` (its
  * `services/asset-store` folder, `tsc --build` done): this code with `bench/no-digest.patch`
  * applied (the content SHA-256 left out of staging, nothing else changed), or any older
- * commit. Both builds run side by side, each on a temp folder and a fresh database
- * (`TEST_DATABASE_URL`, else PGlite); the pairs alternate which build goes first (ABBA).
+ * commit. Each build keeps a temp folder and a fresh database (`TEST_DATABASE_URL`, else
+ * PGlite), but only one build's server runs at a time: each round starts it, warms it with a
+ * small ingest, measures, and stops it. The pairs alternate which build goes first (ABBA).
  * Sizes: `DIGEST_BENCH_MIB` (1024), `DIGEST_BENCH_PAIRS` (5). `DIGEST_SUBJECT_DIR` puts
  * another build in place of this one; `DIGEST_BENCH_BOTH=1` drops the check that only the
  * subject sends `Repr-Digest` (two builds with digests, or one build against itself to see
@@ -40,6 +41,8 @@ const ADMIN_TOKEN = 'bench-admin-token';
 const TARGET = 0.95;
 /** `DIGEST_BENCH_BOTH=1`: an A/B of two builds that both send digests (another change's cost). */
 const BOTH_DIGEST = process.env.DIGEST_BENCH_BOTH === '1';
+/** The warm-up ingest's size: a fresh process compiles its hot paths on it. */
+const WARM_UP = 32 * MIB;
 
 const say = (line: string) => process.stderr.write(`bench:digest: ${line}\n`);
 const mbs = (ms: number) => SIZE / MIB / (ms / 1000);
@@ -50,35 +53,44 @@ interface Round {
   cpu: number;
 }
 
-/** Waits until both servers are idle: one's work after answering (the verifier) would slow the other. */
-async function settleAll(procs: Proc[]): Promise<void> {
-  for (const proc of procs) await settle(proc.child.pid!);
+/** One build: where its server keeps its files, its database, and how to start it. */
+interface Build {
+  name: string;
+  start: () => Promise<Proc>;
+  /** Whether its downloads carry `Repr-Digest`; undefined: not checked. */
+  digests: boolean | undefined;
 }
 
-/** One ingest, its download and its purge, on one server. */
-async function round(
-  proc: Proc,
-  all: Proc[],
-  file: string,
-  expectDigest: boolean | undefined,
-): Promise<Round> {
-  const pid = proc.child.pid!;
-  await settleAll(all);
-  const cpu = cpuSeconds(pid);
-  const ingested = await ingestLarge(proc.port, file);
-  const cpuUsed = cpuSeconds(pid) - cpu;
-  await settleAll(all);
-  const got = await downloadFromService(proc.port, ingested.hash);
-  if (got.bytes !== SIZE) throw new Error(`download of ${got.bytes} bytes, expected ${SIZE}`);
-  // Proves the two builds are the ones meant: only the subject sends the digest.
-  if (expectDigest !== undefined && 'repr-digest' in got.headers !== expectDigest) {
-    throw new Error(
-      `the ${expectDigest ? 'subject' : 'baseline'} build ${expectDigest ? 'sent no' : 'sent a'} ` +
-        'Repr-Digest: check DIGEST_BASE_DIR',
-    );
+/**
+ * One round on one build, its server alone on the machine: started, warmed up, one measured
+ * ingest, its download and purge, stopped. Two servers side by side skewed even an A/A run
+ * (bench/NOTES.md), so none runs while the other is measured.
+ */
+async function round(build: Build, file: string, warmUpFile: string): Promise<Round> {
+  const proc = await build.start();
+  try {
+    const pid = proc.child.pid!;
+    const warm = await ingestLarge(proc.port, warmUpFile);
+    await purgeFromService(proc.port, warm.hash, ADMIN_TOKEN);
+    await settle(pid);
+    const cpu = cpuSeconds(pid);
+    const ingested = await ingestLarge(proc.port, file);
+    const cpuUsed = cpuSeconds(pid) - cpu;
+    await settle(pid);
+    const got = await downloadFromService(proc.port, ingested.hash);
+    if (got.bytes !== SIZE) throw new Error(`download of ${got.bytes} bytes, expected ${SIZE}`);
+    // Proves the two builds are the ones meant: only the subject sends the digest.
+    if (build.digests !== undefined && 'repr-digest' in got.headers !== build.digests) {
+      throw new Error(
+        `the ${build.name} build ${build.digests ? 'sent no' : 'sent a'} Repr-Digest: ` +
+          'check DIGEST_BASE_DIR',
+      );
+    }
+    await purgeFromService(proc.port, ingested.hash, ADMIN_TOKEN);
+    return { ingest: mbs(ingested.ms), download: mbs(got.ms), cpu: cpuUsed };
+  } finally {
+    await stopProc(proc);
   }
-  await purgeFromService(proc.port, ingested.hash, ADMIN_TOKEN);
-  return { ingest: mbs(ingested.ms), download: mbs(got.ms), cpu: cpuUsed };
 }
 
 function figure(
@@ -128,12 +140,17 @@ async function main(): Promise<void> {
   }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-bench-digest-'));
   const file = path.join(work, 'large.bin');
+  const warmUpFile = path.join(work, 'warm-up.bin');
   const databases: TestDatabase[] = [];
-  const procs: Proc[] = [];
   try {
     say(`preparing a ${SIZE / MIB} MiB file in ${work}`);
     makeLargeFile(file, SIZE);
-    const start = async (name: string, serviceDir?: string): Promise<Proc> => {
+    makeLargeFile(warmUpFile, WARM_UP);
+    const build = async (
+      name: string,
+      serviceDir: string | undefined,
+      digests: boolean,
+    ): Promise<Build> => {
       let url: string | undefined;
       if (process.env.TEST_DATABASE_URL) {
         const db = await createTestDatabase(`asset_bench_digest_${name}`);
@@ -141,27 +158,27 @@ async function main(): Promise<void> {
         if (db.target.kind === 'postgres') url = db.target.url;
       }
       const env = { ASSET_STORE_ADMIN_TOKEN: ADMIN_TOKEN };
-      const proc = await startService(path.join(work, name), url, { serviceDir, env });
-      procs.push(proc);
-      return proc;
+      return {
+        name,
+        start: () => startService(path.join(work, name), url, { serviceDir, env }),
+        digests: BOTH_DIGEST ? undefined : digests,
+      };
     };
-    const base = await start('base', path.resolve(baseDir));
+    const base = await build('baseline', path.resolve(baseDir), false);
     const subjectDir = process.env.DIGEST_SUBJECT_DIR;
-    const subject = await start('subject', subjectDir && path.resolve(subjectDir));
+    const subject = await build('subject', subjectDir && path.resolve(subjectDir), true);
     const rounds: { base: Round; subject: Round }[] = [];
     for (let pair = 0; pair < PAIRS; pair++) {
       // ABBA: which build goes first alternates, so a position effect (what the previous
       // round left the machine doing) falls on both builds alike.
-      const baseRound = () => round(base, procs, file, BOTH_DIGEST ? undefined : false);
-      const subjectRound = () => round(subject, procs, file, BOTH_DIGEST ? undefined : true);
       let b: Round;
       let s: Round;
       if (pair % 2 === 0) {
-        b = await baseRound();
-        s = await subjectRound();
+        b = await round(base, file, warmUpFile);
+        s = await round(subject, file, warmUpFile);
       } else {
-        s = await subjectRound();
-        b = await baseRound();
+        s = await round(subject, file, warmUpFile);
+        b = await round(base, file, warmUpFile);
       }
       rounds.push({ base: b, subject: s });
       say(`pair ${pair + 1}/${PAIRS}: ${JSON.stringify(rounds.at(-1))}`);
@@ -171,7 +188,6 @@ async function main(): Promise<void> {
     figure('ingest_cpu', 'service CPU s', pick('base', 'cpu'), pick('subject', 'cpu'), false);
     figure('download', 'MB/s', pick('base', 'download'), pick('subject', 'download'), true);
   } finally {
-    for (const proc of procs) await stopProc(proc);
     fs.rmSync(work, { recursive: true, force: true });
     for (const db of databases) await db.drop();
   }
