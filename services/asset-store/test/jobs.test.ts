@@ -1,6 +1,7 @@
 import request from 'supertest';
 import {
   emptyBeforeEach,
+  getJob,
   JOB_TOKEN,
   jobAuth,
   JOBS,
@@ -9,6 +10,9 @@ import {
   untilEnded,
 } from './job-helpers.js';
 import { createLogger } from '@svc/envelope';
+import { testDatabaseMode } from '@svc/testing';
+import { waitUntil } from '@svc/testing/service-process';
+import { sql } from 'kysely';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { createApp } from '../src/app.js';
 import { JobService } from '../src/jobs/job.service.js';
@@ -165,4 +169,69 @@ describe('admin jobs', () => {
     expect(res.body).toEqual({ status: 'error', error: 'the service is stopping' });
     expect(await db.selectFrom('job').select('id').execute()).toEqual([]);
   });
+
+  // A row lock needs a second connection to the index: PGlite has one.
+  (testDatabaseMode() === 'postgres' ? it : it.skip)(
+    'say a job ended only once its row says so',
+    async () => {
+      await storeAsset(t, 'checked while the row is held');
+      const { db } = t.index;
+      const { layout, attributes } = t.storage;
+      const { blobs } = t;
+      const real = new Verifier({ db, layout, attributes, blobs, logger });
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      // The real scrub, held back until the test holds the job's row.
+      const verifier = {
+        scrub: async (options: Parameters<Verifier['scrub']>[0]) => {
+          await gate;
+          return real.scrub(options);
+        },
+      } as unknown as Verifier;
+      const rebuilder = new Rebuilder({
+        db,
+        layout,
+        attributes,
+        blobs,
+        logger,
+        errorThreshold: 10,
+      });
+      const jobs = new JobService({
+        db,
+        verifier,
+        rebuilder,
+        blobs,
+        logger,
+        instanceId: t.presence.id,
+      });
+      const app = createApp({ ...appDeps(), verifier, rebuilder, jobs });
+      const started = await startJob(app, { kind: 'verify' });
+      await db.transaction().execute(async (trx) => {
+        await sql`select id from job where id = ${started.id} for update`.execute(trx);
+        open();
+        // The job's end waits on the row: until it is written, the job is still running.
+        await waitUntil(async () => {
+          const { rows } = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and wait_event_type = 'Lock' and query ilike 'update "job"%'`.execute(
+            db,
+          );
+          return rows[0]!.n > 0;
+        }, 10_000);
+        expect(await getJob(app, started.id)).toMatchObject({
+          status: 'running',
+          finished_at: null,
+        });
+      });
+      const job = await untilEnded(app, started.id);
+      expect(job).toMatchObject({ status: 'done', done: 1, total: 1 });
+      expect(await storedStatus(t, started.id)).toEqual({
+        status: 'done',
+        error: null,
+        done: 1,
+        total: 1,
+      });
+      await jobs.stop();
+    },
+  );
 });

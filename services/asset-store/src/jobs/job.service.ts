@@ -208,12 +208,12 @@ export class JobService {
       status = 'failed';
       error = job.stopReason;
     }
-    job.outcome = { status, finishedAt: Date.now(), result, error };
-    const view = this.#view(job);
+    const outcome = { status, finishedAt: Date.now(), result, error };
+    const view = this.#view(job, outcome);
     this.deps.logger.info({ job: view }, `job ${status}`);
     await finishJob(this.deps.db, job.id, {
       status,
-      finished_at: new Date(job.outcome.finishedAt),
+      finished_at: new Date(outcome.finishedAt),
       total: view.total,
       done: view.done,
       bytes_total: view.bytes_total,
@@ -221,6 +221,8 @@ export class JobService {
       result: result === null ? null : JSON.stringify(result),
       error,
     }).catch((err: unknown) => this.deps.logger.error({ err, job: job.id }, 'could not save job'));
+    // Only now: a job read from memory never says it ended before its row does.
+    job.outcome = outcome;
     this.#running.delete(job.id);
   }
 
@@ -277,8 +279,7 @@ export class JobService {
     );
   }
 
-  #view(job: RunningJob): Job {
-    const outcome = job.outcome;
+  #view(job: RunningJob, outcome = job.outcome): Job {
     const progress = job.progress.view((outcome?.finishedAt ?? Date.now()) - job.startedAt);
     return {
       id: job.id,
