@@ -118,6 +118,16 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
     }
   }
 
+  /** The oldest asset in the index: the last cell of the grid. */
+  function oldestAsset(): Promise<{ hash: string }> {
+    return world.t.index.db
+      .selectFrom('asset')
+      .select('hash')
+      .orderBy('timestamp', 'asc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+  }
+
   it(
     'shows the first screen of thumbnails within the target',
     async () => {
@@ -182,12 +192,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       expect(mostCells).toBeLessThan(120);
       // A jump to the very end (the scrollbar dragged down) loads that page by offset.
       await jump(page, 1);
-      const oldest = await world.t.index.db
-        .selectFrom('asset')
-        .select('hash')
-        .orderBy('timestamp', 'asc')
-        .limit(1)
-        .executeTakeFirstOrThrow();
+      const oldest = await oldestAsset();
       // The rows of the old position stay until the last page arrives: wait for the oldest.
       await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
       const last = await lastOnScreen(page);
@@ -212,12 +217,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       const { page } = await world.newPage();
       await page.goto('/console/');
       await page.locator('.grid[aria-busy="false"]').waitFor();
-      const oldest = await world.t.index.db
-        .selectFrom('asset')
-        .select('hash')
-        .orderBy('timestamp', 'asc')
-        .limit(1)
-        .executeTakeFirstOrThrow();
+      const oldest = await oldestAsset();
       await jump(page, 1);
       await page.locator(`.grid .cell[data-hash="${oldest.hash}"]`).waitFor();
       // A few screens up, past the start of the last page: the grid holds the last two pages.

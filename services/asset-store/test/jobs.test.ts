@@ -35,6 +35,27 @@ const appDeps = () => ({
   version: '0.1.0',
 });
 
+/**
+ * An app with a job service of its own over the test's index and files, for tests that stop
+ * it or wrap its verifier (`wrap`: the real one in, the one the jobs use out).
+ */
+function appWithOwnJobs(wrap: (real: Verifier) => Verifier = (real) => real) {
+  const { db } = t.index;
+  const { layout, attributes } = t.storage;
+  const { blobs } = t;
+  const verifier = wrap(new Verifier({ db, layout, attributes, blobs, logger }));
+  const rebuilder = new Rebuilder({ db, layout, attributes, blobs, logger, errorThreshold: 10 });
+  const jobs = new JobService({
+    db,
+    verifier,
+    rebuilder,
+    blobs,
+    logger,
+    instanceId: t.presence.id,
+  });
+  return { app: createApp({ ...appDeps(), verifier, rebuilder, jobs }), jobs };
+}
+
 describe('admin jobs', () => {
   it('need the admin token', async () => {
     const res = await request(t.app).post(JOBS).send({ kind: 'verify' }).expect(401);
@@ -150,61 +171,31 @@ describe('admin jobs', () => {
   });
 
   it('refuse a new job with 503 once the service is stopping', async () => {
-    const { db } = t.index;
-    const { layout, attributes } = t.storage;
-    const { blobs } = t;
-    const verifier = new Verifier({ db, layout, attributes, blobs, logger });
-    const rebuilder = new Rebuilder({ db, layout, attributes, blobs, logger, errorThreshold: 10 });
-    const jobs = new JobService({
-      db,
-      verifier,
-      rebuilder,
-      blobs,
-      logger,
-      instanceId: t.presence.id,
-    });
-    const app = createApp({ ...appDeps(), verifier, rebuilder, jobs });
+    const { app, jobs } = appWithOwnJobs();
     await jobs.stop();
     const res = await request(app).post(JOBS).set(jobAuth).send({ kind: 'verify' }).expect(503);
     expect(res.body).toEqual({ status: 'error', error: 'the service is stopping' });
-    expect(await db.selectFrom('job').select('id').execute()).toEqual([]);
+    expect(await t.index.db.selectFrom('job').select('id').execute()).toEqual([]);
   });
 
-  // A row lock needs a second connection to the index: PGlite has one.
+  // Skipped on PGlite: a row lock held here needs a second connection, and PGlite has one.
   (testDatabaseMode() === 'postgres' ? it : it.skip)(
     'say a job ended only once its row says so',
     async () => {
       await storeAsset(t, 'checked while the row is held');
       const { db } = t.index;
-      const { layout, attributes } = t.storage;
-      const { blobs } = t;
-      const real = new Verifier({ db, layout, attributes, blobs, logger });
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
       // The real scrub, held back until the test holds the job's row.
-      const verifier = {
-        scrub: async (options: Parameters<Verifier['scrub']>[0]) => {
-          await gate;
-          return real.scrub(options);
-        },
-      } as unknown as Verifier;
-      const rebuilder = new Rebuilder({
-        db,
-        layout,
-        attributes,
-        blobs,
-        logger,
-        errorThreshold: 10,
-      });
-      const jobs = new JobService({
-        db,
-        verifier,
-        rebuilder,
-        blobs,
-        logger,
-        instanceId: t.presence.id,
-      });
-      const app = createApp({ ...appDeps(), verifier, rebuilder, jobs });
+      const { app, jobs } = appWithOwnJobs(
+        (real) =>
+          ({
+            scrub: async (options: Parameters<Verifier['scrub']>[0]) => {
+              await gate;
+              return real.scrub(options);
+            },
+          }) as unknown as Verifier,
+      );
       const started = await startJob(app, { kind: 'verify' });
       await db.transaction().execute(async (trx) => {
         await sql`select id from job where id = ${started.id} for update`.execute(trx);
