@@ -11,8 +11,18 @@ import { migrations, SCHEMA, type Db } from './test-fixture.js';
 describe('the embedded database in a folder', () => {
   let dir: string;
   let embedded: DatabaseHandle<Db> | undefined;
+  // One folder initialised once and copied into each test's folder: PGlite's initdb, with
+  // every file flushed, took 15-25 s per test on a busy machine; what is tested here is the
+  // folder's lock and the flushes, not initdb.
+  let initialised: string;
+  beforeAll(async () => {
+    initialised = fs.mkdtempSync(path.join(os.tmpdir(), 'config-durable-initialised-'));
+    await (await openDatabase<Db>({ kind: 'pglite', dataDir: initialised }, SCHEMA)).close();
+  }, 120_000);
+  afterAll(() => fs.rmSync(initialised, { recursive: true, force: true }));
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'config-durable-'));
+    fs.cpSync(initialised, dir, { recursive: true });
   });
   afterEach(async () => {
     await embedded?.close();
@@ -46,9 +56,7 @@ describe('the embedded database in a folder', () => {
     expect(fs.existsSync(lockFile())).toBe(false);
     embedded = await openDatabase<Db>({ kind: 'pglite', dataDir: dir }, SCHEMA);
     expect(await embedded.ping()).toBe(true);
-    // The worker's first embedded database: two cold starts of PGlite in a folder, slow on a
-    // busy machine.
-  }, 60_000);
+  });
 
   it('refuses a folder a live process holds, and takes over the lock of one that is gone', async () => {
     const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
