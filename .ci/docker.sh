@@ -27,3 +27,13 @@ docker_ready() {
     return 1
   fi
 }
+
+# Builds both services' images through docker-compose.yml: `docker compose` (v2) when the CLI
+# has it, else Debian's `docker-compose` (v1), as test/compose-stack.ts picks.
+compose_build() {
+  if docker compose version >/dev/null 2>&1; then
+    docker compose -p can-services-smoke build
+  else
+    docker-compose -p can-services-smoke build
+  fi
+}

@@ -5,14 +5,15 @@ import {
   AssetStoreContainer,
   type StartedAssetStoreContainer,
 } from '../src/asset-store-container.js';
-import { localImageName } from '../src/service-image.js';
+import { serviceImage } from './prebuilt.js';
 
 let network: StartedNetwork;
 let postgres: StartedPostgreSqlContainer;
+let image: string;
 const started: StartedAssetStoreContainer[] = [];
 
 beforeAll(async () => {
-  await AssetStoreContainer.fromRepository();
+  image = await serviceImage('asset-store');
   network = await new Network().start();
   postgres = await new PostgreSqlContainer('postgres:16-alpine')
     .withNetwork(network)
@@ -59,7 +60,7 @@ async function ingestAndDownload(container: StartedAssetStoreContainer): Promise
 
 describe('AssetStoreContainer', () => {
   it('starts on its embedded database, healthy, with its admin endpoints behind the token', async () => {
-    const container = await new AssetStoreContainer(localImageName('asset-store'))
+    const container = await new AssetStoreContainer(image)
       .withAdminToken('e2e-secret')
       .start();
     started.push(container);
@@ -91,7 +92,7 @@ describe('AssetStoreContainer', () => {
   });
 
   it('indexes into a PostgreSQL server reached through a network alias', async () => {
-    const container = await new AssetStoreContainer()
+    const container = await new AssetStoreContainer(image)
       .withNetwork(network)
       .withDatabaseUrl(
         `postgres://${postgres.getUsername()}:${postgres.getPassword()}@db:5432/${postgres.getDatabase()}`,

@@ -4,7 +4,7 @@ import {
   HandleRelayContainer,
   type StartedHandleRelayContainer,
 } from '../src/handle-relay-container.js';
-import { buildServiceImage } from '../src/service-image.js';
+import { serviceImage } from './prebuilt.js';
 import { idAuth, newIdentity, registration } from './relay-keys.js';
 
 let network: StartedNetwork;
@@ -13,7 +13,7 @@ let image: string;
 const started: StartedHandleRelayContainer[] = [];
 
 beforeAll(async () => {
-  image = await buildServiceImage('handle-relay');
+  image = await serviceImage('handle-relay');
   network = await new Network().start();
   postgres = await new PostgreSqlContainer('postgres:16-alpine')
     .withNetwork(network)
