@@ -6,12 +6,13 @@
 
 DOCKER_OFFLINE="${DOCKER_OFFLINE:-../shared/tools/docker-offline.sh}"
 
-# The base images this repository's containers start from.
+# The base images this repository's containers start from (not its own, can-services/*, which
+# docker-compose.yml names as the images it builds).
 base_images() {
   {
     sed -n 's/^FROM \([^ ]*\).*/\1/p' services/*/Dockerfile
     sed -n 's/^ *image: *//p' docker-compose.yml
-  } | sort -u
+  } | grep -v '^can-services/' | sort -u
 }
 
 docker_ready() {

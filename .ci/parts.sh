@@ -8,6 +8,8 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${RESULTS_DIR:?}"
+# Seconds counted from .ci/run's start, as its own steps are.
+SECONDS="${PARTS_STARTED_AT:-0}"
 step() { printf '\n==> [%ds] (background) %s\n' "$SECONDS" "$*"; }
 failed() { echo "$1" >>"$RESULTS_DIR/parts.failed"; }
 
