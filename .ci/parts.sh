@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The machine's parts the tests need, readied one after the other in the background of
-# .ci/run (each may run apt-get, and dpkg takes one install at a time): Chromium, the Ceph
-# S3 gateway, a Docker engine with the base images, then both service images. Each writes a
-# mark in RESULTS_DIR when done, which .ci/run waits for: chromium.done; s3.env and ceph.dir;
-# docker.state ("ready" or "none") with docker.env; images.done. Steps that fail are named
-# in parts.failed.
+# The machine's parts the tests need, readied in the background of .ci/run: a Docker engine
+# with the base images, then both service images (built while the rest goes on), Chromium and
+# the Ceph S3 gateway (those three one after the other: each may run apt-get, and dpkg takes
+# one install at a time). Each writes a mark in RESULTS_DIR when done, which .ci/run waits
+# for: chromium.done; s3.env and ceph.dir; docker.state ("ready" or "none") with docker.env;
+# images.done. Steps that fail are named in parts.failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${RESULTS_DIR:?}"
@@ -12,6 +12,34 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 SECONDS="${PARTS_STARTED_AT:-0}"
 step() { printf '\n==> [%ds] (background) %s\n' "$SECONDS" "$*"; }
 failed() { echo "$1" >>"$RESULTS_DIR/parts.failed"; }
+
+# --- containers (issue 28) first: a Docker engine and the base images (.ci/docker.sh), then
+# both services' images, built once through docker-compose.yml (which names them as the
+# testcontainers module expects, can-services/<service>:local). The build is the longest part
+# and needs no apt-get on this host, so it goes on while Chromium and Ceph install.
+source .ci/docker.sh
+step "Docker engine and base images"
+build_pid=
+if docker_ready; then
+  export -p | grep -E ' (TESTCONTAINERS_RYUK_DISABLED|DOCKER_BUILDKIT)=' >"$RESULTS_DIR/docker.env"
+  echo ready >"$RESULTS_DIR/docker.state.part"
+  step "building the images (docker-compose.yml), in the background"
+  (
+    started=$SECONDS
+    if compose_build >"$RESULTS_DIR/build.log" 2>&1; then
+      echo "images built in $((SECONDS - started)) s"
+      docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' 'can-services/*'
+      touch "$RESULTS_DIR/images.done"
+    else
+      tail -n 50 "$RESULTS_DIR/build.log"
+      failed containers
+    fi
+  ) &
+  build_pid=$!
+else
+  : >"$RESULTS_DIR/docker.env"
+  echo none >"$RESULTS_DIR/docker.state.part"
+fi
 
 # handle-relay's and the console's browser tests drive Debian's Chromium (without CI they
 # skip when it is missing; under CI they fail). Another install holding dpkg's lock is waited for.
@@ -54,24 +82,6 @@ if [[ -z "${S3_ENDPOINT:-}" && -x "$ceph_tool" ]]; then
   [[ -e "$RESULTS_DIR/s3.env" ]] || failed ceph-s3
 fi
 
-# --- containers (issue 28): a Docker engine and the base images (.ci/docker.sh), then both
-# services' images, built once through docker-compose.yml, which names them as the
-# testcontainers module expects (can-services/<service>:local).
-source .ci/docker.sh
-step "Docker engine and base images"
-if docker_ready; then
-  export -p | grep -E ' (TESTCONTAINERS_RYUK_DISABLED|DOCKER_BUILDKIT)=' >"$RESULTS_DIR/docker.env"
-  echo ready >"$RESULTS_DIR/docker.state"
-  step "building the images (docker-compose.yml)"
-  started=$SECONDS
-  if compose_build; then
-    echo "images built in $((SECONDS - started)) s"
-    docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' 'can-services/*'
-    touch "$RESULTS_DIR/images.done"
-  else
-    failed containers
-  fi
-else
-  : >"$RESULTS_DIR/docker.env"
-  echo none >"$RESULTS_DIR/docker.state"
-fi
+# Docker's state is told once the S3 gateway is up too: the Node 24 step needs both.
+mv "$RESULTS_DIR/docker.state.part" "$RESULTS_DIR/docker.state"
+if [[ -n $build_pid ]]; then wait "$build_pid"; fi

@@ -60,9 +60,7 @@ async function ingestAndDownload(container: StartedAssetStoreContainer): Promise
 
 describe('AssetStoreContainer', () => {
   it('starts on its embedded database, healthy, with its admin endpoints behind the token', async () => {
-    const container = await new AssetStoreContainer(image)
-      .withAdminToken('e2e-secret')
-      .start();
+    const container = await new AssetStoreContainer(image).withAdminToken('e2e-secret').start();
     started.push(container);
     const health = await fetch(`${container.getBaseUrl()}/healthz`);
     expect(health.status).toBe(200);

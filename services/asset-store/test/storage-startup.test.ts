@@ -48,6 +48,31 @@ describe('start-up', () => {
     expect(fs.existsSync(storage.layout.meta)).toBe(true);
   });
 
+  it('starts several instances at once over the folders of gone processes: one removes each, none fails', async () => {
+    const tmp = path.dirname(t.storage.layout.tmp);
+    const crashed = Array.from({ length: 40 }, (_, i) =>
+      stagingFolder(tmp, `crashed-${i}`, { pid: 2 ** 31 - 1, host: os.hostname() }),
+    );
+    const old = Array.from({ length: 40 }, (_, i) => {
+      const dir = path.join(tmp, `unlocked-${i}`);
+      fs.mkdirSync(dir);
+      fs.utimesSync(dir, new Date(0), new Date(0));
+      return dir;
+    });
+    // Each start lists .tmp/ and looks at every folder it found; the others remove them meanwhile.
+    const started = await Promise.all(
+      Array.from({ length: 4 }, () => openAssetStorage(t.storageRoot, createLogger('t', 'silent'))),
+    );
+    for (const dir of [...crashed, ...old]) expect(fs.existsSync(dir)).toBe(false);
+    expect(fs.readdirSync(tmp).sort()).toEqual(
+      [
+        path.basename(t.storage.layout.tmp),
+        ...started.map((s) => path.basename(s.layout.tmp)),
+        'uploads',
+      ].sort(),
+    );
+  });
+
   it('keeps the uploads another live instance on the same folder is staging', async () => {
     const tmp = path.dirname(t.storage.layout.tmp);
     const mine = path.join(t.storage.layout.tmp, 'in-flight.part');

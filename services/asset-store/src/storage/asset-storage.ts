@@ -83,30 +83,43 @@ export async function sweepTmp(
     if (!entry.isDirectory()) {
       await fs.rm(full, { force: true });
       swept++;
-    } else if (await isAbandoned(full)) {
-      await fs.rm(full, { recursive: true, force: true });
+      continue;
+    }
+    const fate = await fateOf(full);
+    if (fate === 'abandoned') {
+      // Retried: another instance starting beside this one may be removing it too, and its
+      // look at the lock (a break mark) can land a file in it between our unlink and rmdir.
+      await fs.rm(full, { recursive: true, force: true, maxRetries: 5 });
       swept++;
-    } else {
+    } else if (fate === 'held') {
       kept.push(entry.name);
     }
   }
   return { swept, kept };
 }
 
-async function isAbandoned(dir: string): Promise<boolean> {
+/**
+ * What becomes of a staging folder: `gone` when another instance starting beside this one
+ * swept it first (between this sweep's listing and its look at the folder).
+ */
+async function fateOf(dir: string): Promise<'abandoned' | 'held' | 'gone'> {
   const locked = await fs
     .access(path.join(dir, 'service.lock'))
     .then(() => true)
     .catch(() => false);
   if (!locked) {
-    const { mtimeMs } = await fs.stat(dir);
-    return Date.now() - mtimeMs > UNLOCKED_GRACE_MS;
+    const stat = await fs.stat(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (!stat) return 'gone';
+    return Date.now() - stat.mtimeMs > UNLOCKED_GRACE_MS ? 'abandoned' : 'held';
   }
   try {
     // Taken over only when its holder is provably gone; then it is ours to remove.
     lockFolder(dir);
-    return true;
-  } catch {
-    return false;
+    return 'abandoned';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'held';
   }
 }
