@@ -4,7 +4,7 @@
 # the Ceph S3 gateway (those three one after the other: each may run apt-get, and dpkg takes
 # one install at a time). Each writes a mark in RESULTS_DIR when done, which .ci/run waits
 # for: chromium.done; s3.env and ceph.dir; docker.state ("ready" or "none") with docker.env;
-# images.done. Steps that fail are named in parts.failed.
+# images.done, then e2e.json and containers.log. Steps that fail are named in parts.failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${RESULTS_DIR:?}"
@@ -23,13 +23,21 @@ build_pid=
 if docker_ready; then
   export -p | grep -E ' (TESTCONTAINERS_RYUK_DISABLED|DOCKER_BUILDKIT)=' >"$RESULTS_DIR/docker.env"
   echo ready >"$RESULTS_DIR/docker.state.part"
-  step "building the images (docker-compose.yml), in the background"
+  step "building the images (docker-compose.yml), then the compose smoke and the testcontainers module, in the background"
   (
     started=$SECONDS
     if compose_build >"$RESULTS_DIR/build.log" 2>&1; then
       echo "images built in $((SECONDS - started)) s"
       docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' 'can-services/*'
       touch "$RESULTS_DIR/images.done"
+      # The e2e specs start the images just built (TEST_PREBUILT_IMAGES) and mostly wait on
+      # containers, so they go on beside the test steps.
+      started=$SECONDS
+      rc=0
+      TEST_PREBUILT_IMAGES=1 pnpm test:e2e --json --outputFile="$RESULTS_DIR/e2e.json" \
+        --forceExit >"$RESULTS_DIR/containers.log" 2>&1 || rc=$?
+      echo "containers step (compose smoke, testcontainers module): exit $rc after $((SECONDS - started)) s"
+      ((rc == 0)) || failed containers
     else
       tail -n 50 "$RESULTS_DIR/build.log"
       failed containers
