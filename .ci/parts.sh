@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The machine's parts the tests need, readied in the background of .ci/run: a Docker engine
-# with the base images, then both service images (built while the rest goes on), Chromium and
-# the Ceph S3 gateway (those three one after the other: each may run apt-get, and dpkg takes
-# one install at a time). Each writes a mark in RESULTS_DIR when done, which .ci/run waits
-# for: chromium.done; s3.env and ceph.dir; docker.state ("ready" or "none") with docker.env;
-# images.done, then e2e.json and containers.log. Steps that fail are named in parts.failed.
+# The machine's parts the tests need, readied in the background of .ci/run: Chromium (the
+# first test step needs it), a Docker engine with the base images, then both service images
+# (built while the rest goes on) and the Ceph S3 gateway. Chromium, Docker and Ceph come one
+# after the other: each may run apt-get, and dpkg takes one install at a time. Each writes a
+# mark in RESULTS_DIR when done, which .ci/run waits for: chromium.done; s3.env and ceph.dir;
+# docker.state ("ready" or "none") with docker.env; images.done, then e2e.json and
+# containers.log. Steps that fail are named in parts.failed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${RESULTS_DIR:?}"
@@ -13,10 +14,28 @@ SECONDS="${PARTS_STARTED_AT:-0}"
 step() { printf '\n==> [%ds] (background) %s\n' "$SECONDS" "$*"; }
 failed() { echo "$1" >>"$RESULTS_DIR/parts.failed"; }
 
-# --- containers (issue 28) first: a Docker engine and the base images (.ci/docker.sh), then
+# handle-relay's and the console's browser tests drive Debian's Chromium (without CI they
+# skip when it is missing; under CI they fail). Another install holding dpkg's lock is waited for.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  step "installing chromium"
+  updated=false
+  for attempt in $(seq 1 30); do
+    if [[ "$updated" == false ]] && apt-get update -qq; then updated=true; fi
+    if [[ "$updated" == true ]] &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; then
+      break
+    fi
+    echo "apt-get busy or failing (attempt $attempt of 30); retrying in 10 s" >&2
+    sleep 10
+  done
+  command -v chromium >/dev/null 2>&1 || failed chromium
+fi
+touch "$RESULTS_DIR/chromium.done"
+
+# --- containers (issue 28): a Docker engine and the base images (.ci/docker.sh), then
 # both services' images, built once through docker-compose.yml (which names them as the
 # testcontainers module expects, can-services/<service>:local). The build is the longest part
-# and needs no apt-get on this host, so it goes on while Chromium and Ceph install.
+# and needs no apt-get on this host, so it goes on while Ceph installs and the tests run.
 source .ci/docker.sh
 step "Docker engine and base images"
 build_pid=
@@ -49,23 +68,6 @@ else
   echo none >"$RESULTS_DIR/docker.state.part"
 fi
 
-# handle-relay's and the console's browser tests drive Debian's Chromium (without CI they
-# skip when it is missing; under CI they fail). Another install holding dpkg's lock is waited for.
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  step "installing chromium"
-  updated=false
-  for attempt in $(seq 1 30); do
-    if [[ "$updated" == false ]] && apt-get update -qq; then updated=true; fi
-    if [[ "$updated" == true ]] &&
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; then
-      break
-    fi
-    echo "apt-get busy or failing (attempt $attempt of 30); retrying in 10 s" >&2
-    sleep 10
-  done
-  command -v chromium >/dev/null 2>&1 || failed chromium
-fi
-touch "$RESULTS_DIR/chromium.done"
 
 # --- S3 (issue 27): the asset-store's S3 suites need an S3 server. Without S3_ENDPOINT, the
 # RADOS Gateway of a one-node Ceph cluster (Debian's packages, ../shared/tools/ceph-s3.sh) when
