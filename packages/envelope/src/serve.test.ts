@@ -335,7 +335,9 @@ describe('serve', () => {
   });
 
   it('closes a connection whose request body stalls, and keeps one that keeps sending', async () => {
-    const { address } = await start(300);
+    // An idle timeout 10 times the steady sender's pace: client and server share this
+    // process, and on a loaded machine (CI) a 300 ms timeout lost to one late timer.
+    const { address } = await start(1_000);
     const stalled = net.connect(address.port, '127.0.0.1');
     const stalledClosed = new Promise<number>((resolve) =>
       stalled.once('close', () => resolve(performance.now())),
@@ -346,6 +348,8 @@ describe('serve', () => {
     let steadyAnswer = '';
     steady.setEncoding('utf8');
     steady.on('data', (chunk: string) => (steadyAnswer += chunk));
+    // A reset shows as the missing answer below rather than as an uncaught error.
+    steady.on('error', (err) => (steadyAnswer += `(error: ${err.message})`));
     steady.write(
       'POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nConnection: close\r\n\r\n',
     );
@@ -355,6 +359,6 @@ describe('serve', () => {
     }
     await new Promise<void>((resolve) => steady.once('close', () => resolve()));
     expect(steadyAnswer).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*stored$/);
-    expect((await stalledClosed) - began).toBeLessThan(1000);
+    expect((await stalledClosed) - began).toBeLessThan(3_000);
   });
 });
