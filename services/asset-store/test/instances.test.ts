@@ -53,9 +53,7 @@ async function startInstances(url: string, count: number): Promise<Instance[]> {
       Promise.race([
         waitUntil(async () => (await fetch(`${base}/healthz`)).status === 200),
         // An instance that ended will never answer: say so now rather than after the wait.
-        service.exited.then(() => {
-          throw new Error('ended before it was ready');
-        }),
+        service.exited.then(() => Promise.reject(new Error('ended before it was ready'))),
       ]).catch((err: Error) => {
         // What the instance did instead is the only clue to a start that never ends.
         const ended = service.child.exitCode ?? service.child.signalCode ?? 'running';
