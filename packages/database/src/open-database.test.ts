@@ -99,6 +99,7 @@ describe('openDatabase and migrateToLatest', () => {
   });
 });
 
+// Skipped on PGlite: it has no pool and no server to drop a connection.
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 onServer('the pool', () => {
   it('survives the server dropping a connection while it is checked out', async () => {

@@ -12,6 +12,7 @@ afterAll(async () => {
   await close();
 });
 
+// Skipped on PGlite: pipelining is a property of a server connection.
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 onServer('the pipelined session', () => {
   const q = (text: string, ...parameters: unknown[]) => CompiledQuery.raw(text, parameters);

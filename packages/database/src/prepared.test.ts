@@ -26,6 +26,7 @@ describe('preparedAs', () => {
     }
   });
 
+  // Skipped on PGlite: named server-side prepared statements need a server connection.
   const onServer = testDatabaseMode() === 'postgres' ? it : it.skip;
   onServer('prepares it on the connection under its name, once', async () => {
     await handle.db.connection().execute(async (conn) => {

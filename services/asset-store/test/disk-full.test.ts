@@ -22,6 +22,7 @@ function mountSmallDisk(): boolean {
   }
 }
 const mounted = mountSmallDisk();
+// Skipped where a small tmpfs cannot be mounted (not root): a full disk is not faked.
 const onSmallDisk = mounted ? it : it.skip;
 
 let t: TestApp;

@@ -21,6 +21,8 @@ afterEach(async () => {
   for (const service of started.splice(0)) await stopIfRunning(service);
 });
 
+// Skipped on the embedded database: two relays share limits only through a PostgreSQL server
+// (an embedded folder is one process's).
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 
 onServer('two relays on one PostgreSQL database', () => {
