@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { AssetService } from '../src/assets/asset.service.js';
@@ -59,6 +60,25 @@ describe('download', () => {
     expect(res.text).toBe('2345');
     expect(res.headers['content-range']).toBe('bytes 2-5/10');
     expect(res.headers['content-length']).toBe('4');
+  });
+
+  it('serves a large asset whole and in a large range, byte for byte', async () => {
+    // 8 MiB and more: on S3, read over a connection of its own (s3-direct-read.ts).
+    const content = randomBytes(9 << 20);
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const { hash } = await ingestFile(t.app, content, 'large.bin');
+    const whole = await request(t.app).get(asset(hash)).buffer(true).parse(binary).expect(200);
+    expect(whole.headers['content-length']).toBe(String(content.length));
+    expect(sha256(whole.body as Buffer)).toBe(sha256(content));
+    const end = content.length - 2;
+    const range = await request(t.app)
+      .get(asset(hash))
+      .set('Range', `bytes=1-${end}`)
+      .buffer(true)
+      .parse(binary)
+      .expect(206);
+    expect(range.headers['content-range']).toBe(`bytes 1-${end}/${content.length}`);
+    expect(sha256(range.body as Buffer)).toBe(sha256(content.subarray(1, end + 1)));
   });
 
   it('answers an unsatisfiable range with 416 in the error envelope', async () => {

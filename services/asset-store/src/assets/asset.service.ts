@@ -98,7 +98,9 @@ export class AssetService {
       record: toAssetRecord(row),
       name: row.path,
       ...(layout ? { absolutePath: toAbsolutePath(layout, row.path) } : {}),
-      open: (range) => blobs.read(row.path, range),
+      // A whole read names its span too: the store may read a large span its own way.
+      open: (range) =>
+        blobs.read(row.path, range ?? (size > 0 ? { start: 0, end: size - 1 } : undefined)),
       filename: row.path.split('/').pop()!,
       size,
       ...(row.content_sha256 === null ? {} : { contentSha256: row.content_sha256 }),

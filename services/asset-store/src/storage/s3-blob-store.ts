@@ -33,6 +33,7 @@ import {
   listObjectsUnder,
   type S3Settings,
 } from './s3-client.js';
+import { readSpanDirect } from './s3-direct-read.js';
 import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
 import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
@@ -164,14 +165,12 @@ export class S3BlobStore implements BlobStore {
   }
 
   async read(name: BlobName, range?: ByteRange): Promise<Readable> {
+    const Key = this.#key(name);
+    const direct = await readSpanDirect(this.client, this.bucket, Key, range);
+    if (direct) return direct;
     try {
-      const got = await this.client.send(
-        new GetObjectCommand({
-          Bucket: this.bucket,
-          Key: this.#key(name),
-          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-        }),
-      );
+      const Range = range ? `bytes=${range.start}-${range.end}` : undefined;
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range }));
       return got.Body as Readable;
     } catch (err) {
       if (isNotFound(err)) throw blobNotFound(name);

@@ -46,7 +46,7 @@ export function s3SettingsFrom(config: S3ConfigKeys): S3Settings {
 }
 
 /** How long a connection to S3 may take to open: past it, the request fails (and is retried). */
-const CONNECT_TIMEOUT_MS = 5_000;
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 /** Node's words for a peer that cannot be reached or went away mid-request. */
 const NETWORK_CODES = [

@@ -1,0 +1,201 @@
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { DeleteBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { describeS3 } from '@svc/testing';
+import { createS3Client, deleteObjectsUnder, ensureBucket } from './s3-client.js';
+import { readSpanDirect } from './s3-direct-read.js';
+
+const MIB = 1 << 20;
+/** An object whose every 4 bytes say where they are: a misplaced byte shows. */
+const object = Buffer.alloc(10 * MIB);
+for (let i = 0; i < object.length; i += 4) object.writeUInt32BE(i, i);
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+type Answer = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** A stand-in gateway: answers each request with `answer`, remembering what it was asked. */
+async function gateway(answer: Answer) {
+  const seen: http.IncomingMessage[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push(req);
+    answer(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = clientFor(`http://127.0.0.1:${port}`);
+  return {
+    seen,
+    client,
+    port,
+    close: () => {
+      client.destroy();
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function clientFor(endpoint: string) {
+  return createS3Client({
+    bucket: 'b',
+    prefix: '',
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+  });
+}
+
+/** The span the request names, answered as S3 answers it, in 100 KiB writes. */
+const partial: Answer = (req, res) => {
+  const named = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '')!;
+  const start = Number(named[1]);
+  const end = Number(named[2]);
+  res.writeHead(206, {
+    'content-length': end - start + 1,
+    'content-range': `bytes ${start}-${end}/${object.length}`,
+  });
+  for (let at = start; at <= end; at += 100 << 10) {
+    res.write(object.subarray(at, Math.min(at + (100 << 10), end + 1)));
+  }
+  res.end();
+};
+
+describe('readSpanDirect (a stand-in gateway)', () => {
+  let stop: (() => Promise<unknown>) | undefined;
+  afterEach(async () => {
+    await stop?.();
+    stop = undefined;
+  });
+
+  it('reads a span of 8 MiB or more with a signed GET of its own, byte for byte', async () => {
+    const g = await gateway(partial);
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k/x.bin', { start: 5, end: 9 * MIB });
+    expect(body).toBeDefined();
+    const got = await readAll(body!);
+    expect(got.length).toBe(9 * MIB - 4);
+    expect(sha256(got)).toBe(sha256(object.subarray(5, 9 * MIB + 1)));
+    expect(g.seen).toHaveLength(1);
+    const req = g.seen[0]!;
+    expect(req.method).toBe('GET');
+    expect(req.url).toMatch(/^\/b\/k\/x\.bin\?.*X-Amz-Signature=[0-9a-f]{64}/);
+    expect(req.headers).toMatchObject({ range: `bytes=5-${9 * MIB}`, connection: 'close' });
+  });
+
+  it('leaves spans under 8 MiB, and reads of no span, to the SDK without a request', async () => {
+    const g = await gateway(partial);
+    stop = g.close;
+    await expect(readSpanDirect(g.client, 'b', 'k', { start: 0, end: 8 * MIB - 2 })).resolves.toBe(
+      undefined,
+    );
+    await expect(readSpanDirect(g.client, 'b', 'k', undefined)).resolves.toBe(undefined);
+    expect(g.seen).toHaveLength(0);
+  });
+
+  it.each<[string, Answer]>([
+    [
+      '404',
+      (_req, res) => res.writeHead(404, { 'content-type': 'application/xml' }).end('<Error/>'),
+    ],
+    ['503', (_req, res) => res.writeHead(503).end()],
+    ['the whole object for a span', (_req, res) => res.writeHead(200).end(object)],
+    [
+      'another span',
+      (_req, res) =>
+        res
+          .writeHead(206, { 'content-range': `bytes 0-${9 * MIB}/${object.length}` })
+          .end(object.subarray(0, 9 * MIB + 1)),
+    ],
+    ['a chunked body', (_req, res) => res.end(object.subarray(0, 100))],
+  ])('hands the read to the SDK when the gateway answers %s', async (_what, answer) => {
+    const g = await gateway(answer);
+    stop = g.close;
+    const range = { start: 1, end: 9 * MIB };
+    await expect(readSpanDirect(g.client, 'b', 'k', range)).resolves.toBe(undefined);
+    expect(g.seen).toHaveLength(1);
+  });
+
+  it('hands the read to the SDK when nothing listens, or the endpoint is https', async () => {
+    const g = await gateway(partial);
+    const { port } = g;
+    await g.close();
+    const closed = clientFor(`http://127.0.0.1:${port}`);
+    const tls = clientFor('https://127.0.0.1:9');
+    const range = { start: 0, end: 9 * MIB };
+    await expect(readSpanDirect(closed, 'b', 'k', range)).resolves.toBe(undefined);
+    await expect(readSpanDirect(tls, 'b', 'k', range)).resolves.toBe(undefined);
+    closed.destroy();
+    tls.destroy();
+  });
+
+  it('errors the stream when the connection ends before the span does', async () => {
+    const g = await gateway((_req, res) => {
+      res.writeHead(206, {
+        'content-length': 9 * MIB,
+        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
+      });
+      res.write(object.subarray(0, 2 * MIB), () => res.destroy());
+    });
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    await expect(readAll(body!)).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('holds the socket while its reader does not read, and lets go when the reader does', async () => {
+    let closed!: Promise<void>;
+    const g = await gateway((req, res) => {
+      closed = new Promise((resolve) => res.on('close', resolve));
+      partial(req, res);
+    });
+    stop = g.close;
+    const body = (await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 }))!;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The stream's high-water mark (1 MiB) and one more read at most: the rest waits.
+    expect(body.readableLength).toBeLessThanOrEqual(2 * MIB);
+    const first = (await body[Symbol.asyncIterator]().next()).value as Buffer;
+    expect(first.subarray(0, 8)).toEqual(object.subarray(0, 8));
+    body.destroy();
+    await closed;
+  });
+});
+
+describeS3('readSpanDirect (a real gateway)', (s3) => {
+  const bucket = `direct-read-${randomBytes(6).toString('hex')}`;
+  const client = createS3Client({
+    bucket,
+    prefix: '',
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: s3.forcePathStyle,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
+  afterAll(async () => {
+    await deleteObjectsUnder(client, bucket, '');
+    await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+    client.destroy();
+  });
+
+  it('reads whole objects and spans byte for byte, signed as the SDK signs', async () => {
+    await ensureBucket(client, bucket);
+    await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'a/x.bin', Body: object }));
+    const whole = await readSpanDirect(client, bucket, 'a/x.bin', {
+      start: 0,
+      end: object.length - 1,
+    });
+    expect(whole).toBeDefined();
+    expect(sha256(await readAll(whole!))).toBe(sha256(object));
+    const span = await readSpanDirect(client, bucket, 'a/x.bin', { start: 7, end: 9 * MIB });
+    expect(span).toBeDefined();
+    expect(sha256(await readAll(span!))).toBe(sha256(object.subarray(7, 9 * MIB + 1)));
+  });
+});
