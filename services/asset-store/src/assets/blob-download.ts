@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import parseRange from 'range-parser';
-import { pipeline } from 'node:stream/promises';
 import { assetErrors } from '../errors.js';
+import { relay } from '../storage/blob-store.js';
 import type { LocatedAsset } from './asset.service.js';
 
 /** What `send` takes for a byte range request: `bytes=` with any spaces before it. */
@@ -48,8 +48,8 @@ export async function streamBlob(
     res.end();
     return;
   }
-  // A client gone mid-body ends the pipeline with an error nobody can be answered about.
-  await pipeline(body, res).catch((err: unknown) => {
+  // A client gone mid-body ends the relay with an error nobody can be answered about.
+  await relay(body, res).catch((err: unknown) => {
     if (!res.headersSent) throw fail(err as Error);
   });
 }

@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AssetAttributes } from './attributes.js';
 import type { SizeLimit } from './staged-file.js';
 
@@ -40,6 +41,18 @@ export interface ListOptions {
   topLevel?: boolean;
   /** Only names it accepts; asked before anything else is read about a blob. */
   accept?: (name: BlobName) => boolean;
+}
+
+/** A stream read that can write itself to a sink more cheaply than a pipe (the S3 direct read). */
+export interface Relayable {
+  /** Writes the rest of the content to `out` and ends it; rejects as `pipeline` would. */
+  relayTo(out: Writable): Promise<void>;
+}
+
+/** Writes what `read` gave to `out`: relayed when the stream can, else piped. */
+export function relay(body: Readable, out: Writable): Promise<void> {
+  const relayable = body as Readable & Partial<Relayable>;
+  return relayable.relayTo ? relayable.relayTo(out) : pipeline(body, out);
 }
 
 /** Inclusive byte offsets, as HTTP `Range` counts them. */

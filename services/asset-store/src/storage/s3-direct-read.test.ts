@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { DeleteBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describeS3 } from '@svc/testing';
+import { relay } from './blob-store.js';
 import { createS3Client, deleteObjectsUnder, ensureBucket } from './s3-client.js';
 import { readSpanDirect } from './s3-direct-read.js';
 
@@ -165,6 +166,91 @@ describe('readSpanDirect (a stand-in gateway)', () => {
     const first = (await body[Symbol.asyncIterator]().next()).value as Buffer;
     expect(first.subarray(0, 8)).toEqual(object.subarray(0, 8));
     body.destroy();
+    await closed;
+  });
+});
+
+/**
+ * A sink that takes each write's bytes only when it answers the write, `delayMs` later: a
+ * buffer reused before its write is answered shows as wrong bytes.
+ */
+function slowSink(delayMs: number) {
+  const taken: Buffer[] = [];
+  const sink = new Writable({
+    highWaterMark: 1,
+    write(chunk: Buffer, _encoding, done) {
+      setTimeout(() => {
+        taken.push(Buffer.from(chunk));
+        done();
+      }, delayMs);
+    },
+  });
+  return { sink, taken };
+}
+
+describe('relaying a direct read (the download)', () => {
+  let stop: (() => Promise<unknown>) | undefined;
+  afterEach(async () => {
+    await stop?.();
+    stop = undefined;
+  });
+
+  it('writes the span into the sink byte for byte, reusing a buffer only once its write is answered', async () => {
+    const g = await gateway(partial);
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 3, end: 10 * MIB - 1 });
+    const { sink, taken } = slowSink(2);
+    await relay(body!, sink);
+    const got = Buffer.concat(taken);
+    expect(got.length).toBe(10 * MIB - 3);
+    expect(sha256(got)).toBe(sha256(object.subarray(3)));
+    expect(sink.writableFinished).toBe(true);
+  });
+
+  it('stops reading while the sink holds its buffers', async () => {
+    const g = await gateway(partial);
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 });
+    const stalled = new Writable({
+      write(_chunk: Buffer, _encoding, _done) {
+        // never answered: every later write waits in the sink's buffer
+      },
+    });
+    void relay(body!, stalled).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // What the stream held before the relay, then at most the relay's four buffers.
+    expect(stalled.writableLength).toBeGreaterThan(0);
+    expect(stalled.writableLength).toBeLessThanOrEqual(6 * MIB);
+    stalled.destroy();
+  });
+
+  it('fails the relay and the sink when the connection ends before the span does', async () => {
+    const g = await gateway((_req, res) => {
+      res.writeHead(206, {
+        'content-length': 9 * MIB,
+        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
+      });
+      res.write(object.subarray(0, 3 * MIB), () => res.destroy());
+    });
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    const { sink } = slowSink(0);
+    await expect(relay(body!, sink)).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(sink.destroyed).toBe(true);
+  });
+
+  it('lets the connection go when the sink goes first', async () => {
+    let closed!: Promise<void>;
+    const g = await gateway((req, res) => {
+      closed = new Promise((resolve) => res.on('close', resolve));
+      partial(req, res);
+    });
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 });
+    const { sink } = slowSink(5);
+    const relayed = relay(body!, sink);
+    setTimeout(() => sink.destroy(), 20);
+    await expect(relayed).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
     await closed;
   });
 });

@@ -1,25 +1,21 @@
 import net from 'node:net';
-import { Readable } from 'node:stream';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ByteRange } from './blob-store.js';
 import { CONNECT_TIMEOUT_MS } from './s3-client.js';
+import { SpanBody } from './span-body.js';
 
 /** Spans of at least this many bytes are read directly (bench/NOTES.md, "the direct read"). */
 const DIRECT_READ_MIN_BYTES = 8 << 20;
-/** The socket reads into slabs of this size; a chunk handed on is a view of one. */
-const SLAB_BYTES = 1 << 20;
-/** A slab with less room than this left is replaced before the next read. */
-const MIN_READ_BYTES = 64 << 10;
 /** How long the signed URL stays good: it is used at once, once. */
 const URL_SECONDS = 300;
 const HEAD_LIMIT = 64 << 10;
 
 /**
  * GETs one span of an object from a plain-HTTP endpoint over its own connection, the socket
- * reading straight into 1 MiB slabs that the stream's chunks are cut from. Hand-written
- * because Node's HTTP client allocates every 64 KiB socket read and copies it again in its
- * parser: relaying 1 GiB cost the service about three times the CPU this does (NOTES).
+ * reading into buffers of our own (`SpanBody`). Hand-written because Node's HTTP client
+ * allocates every 64 KiB socket read and copies it again in its parser: relaying 1 GiB cost
+ * the service about three times the CPU this does (NOTES).
  * Resolves undefined, having sent nothing on, for a span under 8 MiB (or none), an endpoint
  * that is not `http:`, one that cannot be reached or answers anything but the span with its
  * length: the caller then asks through the SDK, whose retries and errors are the store's.
@@ -30,7 +26,7 @@ export async function readSpanDirect(
   bucket: string,
   key: string,
   range: ByteRange | undefined,
-): Promise<Readable | undefined> {
+): Promise<SpanBody | undefined> {
   if (!range || range.end - range.start + 1 < DIRECT_READ_MIN_BYTES) return undefined;
   const url = new URL(
     await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), {
@@ -40,78 +36,43 @@ export async function readSpanDirect(
   if (url.protocol !== 'http:') return undefined;
   const length = range.end - range.start + 1;
   return new Promise((resolve) => {
-    let slab = Buffer.allocUnsafe(SLAB_BYTES);
-    let used = 0;
     let head: Buffer | undefined = Buffer.alloc(0);
-    let remaining = length;
-    let body: Readable | undefined;
+    const headBuffer = Buffer.allocUnsafe(HEAD_LIMIT);
+    let body: SpanBody | undefined;
     const giveUp = (): void => {
       socket.destroy();
       resolve(undefined);
     };
-    const socket = net.connect({
+    const socket: net.Socket = net.connect({
       host: url.hostname,
       port: Number(url.port) || 80,
       onread: {
-        buffer: () => {
-          if (SLAB_BYTES - used < MIN_READ_BYTES) {
-            slab = Buffer.allocUnsafe(SLAB_BYTES);
-            used = 0;
+        buffer: () => body?.nextBuffer() ?? headBuffer,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          const chunk = (buf as Buffer).subarray(0, n);
+          if (body) return body.received(chunk, buf as Buffer);
+          head = Buffer.concat([head!, chunk]);
+          const end = head.indexOf('\r\n\r\n');
+          if (end < 0) {
+            if (head.length > HEAD_LIMIT) giveUp();
+            return true;
           }
-          return slab.subarray(used);
-        },
-        callback: (n: number, buf: Uint8Array) => {
-          let chunk = (buf as Buffer).subarray(0, n);
-          used += n;
-          if (head) {
-            head = Buffer.concat([head, chunk]);
-            const end = head.indexOf('\r\n\r\n');
-            if (end < 0) {
-              if (head.length > HEAD_LIMIT) giveUp();
-              return true;
-            }
-            if (!isWholeSpan(head.toString('latin1', 0, end), range, length)) {
-              giveUp();
-              return false;
-            }
-            chunk = head.subarray(end + 4);
-            head = undefined;
-            socket.setTimeout(0);
-            body = new Readable({
-              highWaterMark: SLAB_BYTES,
-              read: () => socket.resume(),
-              destroy: (err, done) => {
-                socket.destroy();
-                done(err);
-              },
-            });
-            resolve(body);
+          if (!isWholeSpan(head.toString('latin1', 0, end), range, length)) {
+            giveUp();
+            return false;
           }
-          return handOn(chunk);
+          socket.setTimeout(0);
+          body = new SpanBody(socket, length);
+          resolve(body);
+          const rest = head.subarray(end + 4);
+          head = undefined;
+          return body.received(rest, rest);
         },
       },
     });
-    const handOn = (chunk: Buffer): boolean => {
-      const part = chunk.length > remaining ? chunk.subarray(0, remaining) : chunk;
-      remaining -= part.length;
-      const more = part.length === 0 || body!.push(part);
-      if (remaining > 0) return more;
-      body!.push(null);
-      socket.destroy();
-      return false;
-    };
     socket.setTimeout(CONNECT_TIMEOUT_MS, giveUp);
-    socket.on('error', (err) => (body ? body.destroy(err) : giveUp()));
-    socket.on('close', () => {
-      if (!body) return resolve(undefined);
-      if (remaining > 0 && !body.destroyed) {
-        body.destroy(
-          Object.assign(new Error('S3 closed the connection mid-object'), {
-            code: 'ECONNRESET',
-          }),
-        );
-      }
-    });
+    socket.on('error', (err) => (body ? body.socketClosed(err) : giveUp()));
+    socket.on('close', () => (body ? body.socketClosed() : resolve(undefined)));
     const target = `${url.pathname}${url.search}`;
     socket.write(
       `GET ${target} HTTP/1.1\r\nHost: ${url.host}\r\n` +
