@@ -9,6 +9,7 @@ import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
 import { openAssetStorage } from './storage/asset-storage.js';
+import { startDigestWorker } from './storage/content-digest.js';
 import { openBlobStore } from './storage/open-blob-store.js';
 import { BlobWatch } from './verifier/blob-watch.js';
 import { OwnRenames } from './storage/own-renames.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const config = configOrExit();
   const logger = createLogger('asset-store', config.log_level);
   const storage = await openAssetStorage(config.storage_root, logger);
+  startDigestWorker();
   const index = await openIndex(targetFor(config.database_url, config.storage_root));
   const { layout, attributes } = storage;
   const ownRenames = new OwnRenames();

@@ -75,6 +75,15 @@ function sharedWorker(): Worker {
   return w;
 }
 
+/**
+ * Starts the shared worker now rather than at the first large upload: its thread and heap
+ * (about 10 MB) are then the process's from the start, not a surprise in the middle of an
+ * ingest, and the first upload does not wait for it.
+ */
+export function startDigestWorker(): void {
+  sharedWorker();
+}
+
 /** A content digest fed on the shared worker thread. */
 export function offThreadDigest(): ContentDigest {
   const id = nextId++;

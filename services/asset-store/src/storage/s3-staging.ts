@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StagedBlob } from './blob-store.js';
+import { offThreadDigest } from './content-digest.js';
 import { createAssetHash } from './content-hash.js';
 import type { S3Leftovers } from './s3-leftovers.js';
 import { uploadMultipart } from './s3-multipart.js';
@@ -49,23 +50,21 @@ export async function stageUpload(
 ): Promise<StagedBlob> {
   const { ref } = target;
   const hash = createAssetHash(timestamp);
-  const contentHash = createHash('sha256');
   let head = Buffer.alloc(0);
   let size = 0;
   const take = (chunk: Buffer): void => {
     size += chunk.length;
     if (limit && size > limit.maxBytes) throw limit.error();
     hash.update(chunk);
-    contentHash.update(chunk);
     if (head.length < HEAD_BYTES) {
       head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
     }
   };
-  const staged = (bytes?: Buffer): StagedBlob => ({
+  const staged = (sha256: string, bytes?: Buffer): StagedBlob => ({
     ref,
     timestamp,
     hash: hash.digest('hex'),
-    sha256: contentHash.digest('hex'),
+    sha256,
     size,
     head,
     ...(bytes ? { bytes } : {}),
@@ -80,7 +79,10 @@ export async function stageUpload(
   try {
     while (size <= PART_BYTES) {
       const next = await iterator.next();
-      if (next.done) return staged(Buffer.concat(held));
+      if (next.done) {
+        const bytes = Buffer.concat(held);
+        return staged(createHash('sha256').update(bytes).digest('hex'), bytes);
+      }
       take(next.value);
       held.push(next.value);
     }
@@ -89,13 +91,19 @@ export async function stageUpload(
     if (source instanceof Readable) destroyWith(source, err as Error);
     throw err;
   }
-  // Every chunk is hashed as the upload takes it, the held ones first.
+  // Every chunk is hashed as the upload takes it, the held ones first; the plain SHA-256 on
+  // the worker thread, as the file system's staging does, beside the asset hash here.
+  const contentHash = offThreadDigest();
   async function* body(): AsyncIterable<Buffer> {
-    yield* held.splice(0);
+    for (const chunk of held.splice(0)) {
+      await contentHash.update(chunk);
+      yield chunk;
+    }
     for (;;) {
       const next = await iterator.next();
       if (next.done) return;
       take(next.value);
+      await contentHash.update(next.value);
       yield next.value;
     }
   }
@@ -111,7 +119,15 @@ export async function stageUpload(
     await target.leftovers.removeStaged(ref);
     // Only now: the upload is aborted and nothing is left when the listener answers.
     if (source instanceof Readable) destroyWith(source, err as Error);
+    contentHash.drop();
     throw err;
   }
-  return staged();
+  let sha256: string;
+  try {
+    sha256 = await contentHash.digest();
+  } catch (err) {
+    await target.leftovers.removeStaged(ref);
+    throw err;
+  }
+  return staged(sha256);
 }
