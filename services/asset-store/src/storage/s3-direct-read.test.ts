@@ -71,13 +71,14 @@ const partial: Answer = (req, res) => {
   res.end();
 };
 
-describe('readSpanDirect (a stand-in gateway)', () => {
-  let stop: (() => Promise<unknown>) | undefined;
-  afterEach(async () => {
-    await stop?.();
-    stop = undefined;
-  });
+/** Closes the test's stand-in gateway after it. */
+let stop: (() => Promise<unknown>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
 
+describe('readSpanDirect (a stand-in gateway)', () => {
   it('reads a span of 8 MiB or more with a signed GET of its own, byte for byte', async () => {
     const g = await gateway(partial);
     stop = g.close;
@@ -189,12 +190,6 @@ function slowSink(delayMs: number) {
 }
 
 describe('relaying a direct read (the download)', () => {
-  let stop: (() => Promise<unknown>) | undefined;
-  afterEach(async () => {
-    await stop?.();
-    stop = undefined;
-  });
-
   it('writes the span into the sink byte for byte, reusing a buffer only once its write is answered', async () => {
     const g = await gateway(partial);
     stop = g.close;
@@ -234,6 +229,23 @@ describe('relaying a direct read (the download)', () => {
     });
     stop = g.close;
     const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    const { sink } = slowSink(0);
+    await expect(relay(body!, sink)).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(sink.destroyed).toBe(true);
+  });
+
+  it('fails the relay at once when the connection ended before the relay began', async () => {
+    const g = await gateway((_req, res) => {
+      res.writeHead(206, {
+        'content-length': 9 * MIB,
+        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
+      });
+      res.write(object.subarray(0, 64 << 10), () => res.destroy());
+    });
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(body!.destroyed).toBe(true);
     const { sink } = slowSink(0);
     await expect(relay(body!, sink)).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(sink.destroyed).toBe(true);

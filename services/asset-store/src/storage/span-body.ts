@@ -30,6 +30,9 @@ export class SpanBody extends Readable implements Relayable {
     private remaining: number,
   ) {
     super({ highWaterMark: SLAB_BYTES });
+    // A failure before the reader attaches stays on the stream (`errored`) for the reader
+    // or the relay to meet; it must not surface as an uncaught 'error' event meanwhile.
+    this.on('error', () => undefined);
   }
 
   /** The buffer the socket reads into next (its `onread.buffer`). */
@@ -80,6 +83,13 @@ export class SpanBody extends Readable implements Relayable {
 
   /** Writes the rest of the span to `out`, then ends it; rejects as `pipeline` would. */
   relayTo(out: Writable): Promise<void> {
+    if (this.destroyed) {
+      // The connection failed between the answer's head and the relay.
+      const failure = this.errored ?? new Error('the S3 read ended before it was relayed');
+      const settled = finished(out); // listening first: the sink's 'error' is then handled
+      out.destroy(failure);
+      return settled;
+    }
     for (let chunk = this.read() as Buffer | null; chunk; chunk = this.read() as Buffer | null) {
       out.write(chunk);
     }
