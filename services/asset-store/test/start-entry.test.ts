@@ -14,6 +14,7 @@ import ts from 'typescript';
  * Thread counts come from /proc, so this runs on Linux only.
  */
 const SOURCE = path.resolve(import.meta.dirname, '..', 'src', 'start.cts');
+// Skipped off Linux: the threads are counted in /proc.
 const onLinux = process.platform === 'linux' ? it : it.skip;
 
 const STAND_IN = `

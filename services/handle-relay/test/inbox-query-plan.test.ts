@@ -11,6 +11,7 @@ import { SETUP_TIMEOUT_MS } from './test-app.js';
 // every later row for a recipient with few messages. Which plan ran is read from the
 // server's scan counters.
 const server = testDatabaseMode() === 'postgres';
+// Skipped on PGlite: the scan counters and the planner's choices are a server's.
 const onServer = server ? describe : describe.skip;
 
 const RARE = 'rare-one';
