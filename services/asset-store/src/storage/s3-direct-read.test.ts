@@ -71,6 +71,17 @@ const partial: Answer = (req, res) => {
   res.end();
 };
 
+/** A 9 MiB span answered in part: the connection is cut after `bytes`. */
+const cutAfter =
+  (bytes: number): Answer =>
+  (_req, res) => {
+    res.writeHead(206, {
+      'content-length': 9 * MIB,
+      'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
+    });
+    res.write(object.subarray(0, bytes), () => res.destroy());
+  };
+
 /** Closes the test's stand-in gateway after it. */
 let stop: (() => Promise<unknown>) | undefined;
 afterEach(async () => {
@@ -141,13 +152,7 @@ describe('readSpanDirect (a stand-in gateway)', () => {
   });
 
   it('errors the stream when the connection ends before the span does', async () => {
-    const g = await gateway((_req, res) => {
-      res.writeHead(206, {
-        'content-length': 9 * MIB,
-        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
-      });
-      res.write(object.subarray(0, 2 * MIB), () => res.destroy());
-    });
+    const g = await gateway(cutAfter(2 * MIB));
     stop = g.close;
     const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
     await expect(readAll(body!)).rejects.toMatchObject({ code: 'ECONNRESET' });
@@ -220,13 +225,7 @@ describe('relaying a direct read (the download)', () => {
   });
 
   it('fails the relay and the sink when the connection ends before the span does', async () => {
-    const g = await gateway((_req, res) => {
-      res.writeHead(206, {
-        'content-length': 9 * MIB,
-        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
-      });
-      res.write(object.subarray(0, 3 * MIB), () => res.destroy());
-    });
+    const g = await gateway(cutAfter(3 * MIB));
     stop = g.close;
     const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
     const { sink } = slowSink(0);
@@ -235,13 +234,7 @@ describe('relaying a direct read (the download)', () => {
   });
 
   it('fails the relay at once when the connection ended before the relay began', async () => {
-    const g = await gateway((_req, res) => {
-      res.writeHead(206, {
-        'content-length': 9 * MIB,
-        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
-      });
-      res.write(object.subarray(0, 64 << 10), () => res.destroy());
-    });
+    const g = await gateway(cutAfter(64 << 10));
     stop = g.close;
     const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -269,6 +262,7 @@ describe('relaying a direct read (the download)', () => {
 
 describeS3('readSpanDirect (a real gateway)', (s3) => {
   const bucket = `direct-read-${randomBytes(6).toString('hex')}`;
+  // As test/s3-bucket.ts builds them: src/ does not import from test/.
   const client = createS3Client({
     bucket,
     prefix: '',
