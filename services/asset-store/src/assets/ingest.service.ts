@@ -141,8 +141,7 @@ export class IngestService {
     const mimeType = fields.mime_type ?? 'application/json';
     const ext = mime.extension(mimeType) || 'json';
     const content = indentedJson(data);
-    const timestamp = await this.nextTimestamp();
-    const staged = await this.deps.blobs.stage(timestamp, [content]);
+    const staged = await this.deps.blobs.stage(this.nextTimestamp(), [content]);
     const result = await this.commit(staged, fields, mimeType, ext);
     this.deps.metrics?.ingested('data', staged.size);
     return result;

@@ -14,7 +14,7 @@ export interface StagedPart {
 /**
  * A multer storage engine that streams the `file` part into the blob store's scratch space
  * (`.tmp/` on the file system), hashing as it goes
- * (the timestamp is issued when the part starts, because the hash begins with it). It
+ * (the timestamp is asked for when the part starts, because the hash begins with it). It
  * removes its own partial file on any failure (client gone, limit passed),
  * since multer only cleans up parts the engine reported complete.
  */
@@ -33,13 +33,12 @@ export class StagingStorageEngine implements StorageEngine {
     callback: (error?: unknown, info?: Partial<Express.Multer.File>) => void,
   ): void {
     const { blobs, maxBytes, nextTimestamp } = this.options;
-    nextTimestamp()
-      .then((timestamp) =>
-        blobs.stage(timestamp, file.stream, {
-          maxBytes,
-          error: () => assetErrors.uploadTooLarge(maxBytes),
-        }),
-      )
+    // Asked for now, awaited by staging only when the hash needs it (PendingTimestamp).
+    blobs
+      .stage(nextTimestamp(), file.stream, {
+        maxBytes,
+        error: () => assetErrors.uploadTooLarge(maxBytes),
+      })
       .then(
         (staged) => {
           const part: StagedPart = { path: staged.ref, size: staged.size, staged };

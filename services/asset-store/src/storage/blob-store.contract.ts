@@ -122,6 +122,40 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
       await expect(store.stat('large.bin')).resolves.toMatchObject({ size: bytes });
     });
 
+    /** A timestamp the issuer answers only after `ms`: staging starts without it. */
+    function later(ms: number, value: number | Error): Promise<number> {
+      return new Promise((resolve, reject) =>
+        setTimeout(() => (value instanceof Error ? reject(value) : resolve(value)), ms),
+      );
+    }
+
+    it.each([
+      ['a small content', 1000],
+      ['a content of several parts', (6 << 20) + 5],
+    ])('stages %s before its timestamp is known, hashed over the timestamp given', async (_, bytes) => {
+      const expected = Buffer.concat([...chunks(bytes, 3)]);
+      const issued = ++timestamp;
+      const staged = await store.stage(later(30, issued), Readable.from(chunks(bytes, 3)));
+      expect(staged).toMatchObject({
+        timestamp: issued,
+        hash: hashBuffer(expected, issued),
+        sha256: sha256(expected),
+        size: bytes,
+      });
+      await store.place(staged, 'pending.bin', attributesFor(staged)).durable;
+      expect(sha256(await readAll(await store.read('pending.bin')))).toBe(sha256(expected));
+    });
+
+    it.each([
+      ['a small content', 1000],
+      ['a content of several parts', (6 << 20) + 5],
+    ])('fails the staging of %s when its timestamp fails, leaving nothing', async (_, bytes) => {
+      const source = Readable.from(chunks(bytes));
+      const failed = later(30, new Error('index unreachable'));
+      await expect(store.stage(failed, source)).rejects.toThrow('index unreachable');
+      expect(await names(store)).toEqual([]);
+    });
+
     it('leaves nothing of an upload past its limit, and rethrows the limit error', async () => {
       const limit = { maxBytes: 100_000, error: () => new TooLarge('too large') };
       const source = Readable.from(chunks(6 << 20));

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AssetAttributes } from './attributes.js';
-import type { SizeLimit } from './staged-file.js';
+import type { PendingTimestamp, SizeLimit } from './staged-file.js';
 
 /**
  * Blob names are paths relative to the storage (`/` separators), as the index stores them:
@@ -110,10 +110,11 @@ export interface BlobStore {
   /**
    * Streams `source` into scratch space, hashing as it goes, holding a bounded amount in
    * memory. On any failure (the source erroring, the limit passed) nothing is left and the
-   * error is rethrown; a stream source is destroyed.
+   * error is rethrown; a stream source is destroyed. A `timestamp` that rejects fails the
+   * staging the same way.
    */
   stage(
-    timestamp: number,
+    timestamp: PendingTimestamp,
     source: AsyncIterable<Buffer> | Iterable<Buffer>,
     limit?: SizeLimit,
   ): Promise<StagedBlob>;

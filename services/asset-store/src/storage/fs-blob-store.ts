@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type fs from 'node:fs';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -21,7 +21,7 @@ import {
 } from './blob-store.js';
 import { toAbsolutePath, toRelativePath } from './layout.js';
 import type { OwnRenames } from './own-renames.js';
-import { discardFile, stageStream, type SizeLimit } from './staged-file.js';
+import { discardFile, stageStream, type PendingTimestamp, type SizeLimit } from './staged-file.js';
 
 /** What changes when a file's content is changed or replaced (as `FileIdentities` reads it). */
 function statOf(stat: fs.Stats): BlobStat {
@@ -59,7 +59,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   async stage(
-    timestamp: number,
+    timestamp: PendingTimestamp,
     source: AsyncIterable<Buffer> | Iterable<Buffer>,
     limit?: SizeLimit,
   ): Promise<StagedBlob> {
@@ -80,10 +80,12 @@ export class FsBlobStore implements BlobStore {
     const placement = this.#files.place(staged.ref, name, attrs);
     const relative = toRelativePath(this.storage.layout, placement.finalPath);
     // The file as it stands once renamed with its attributes (each write moves its ctime);
-    // a change after this is the watcher's to catch, as for any file.
-    const verifiedVersion = placement.durable.then(
-      async () => (await this.stat(relative))?.version ?? '',
-    );
+    // a change after this is the watcher's to catch, as for any file. A quick metadata
+    // syscall, so synchronous: a thread-pool round trip costs every ingest more.
+    const verifiedVersion = placement.durable.then(() => {
+      const stat = fs.statSync(placement.finalPath, { throwIfNoEntry: false });
+      return stat?.isFile() ? statOf(stat).version : '';
+    });
     // A failed placement is reported through `durable`; this one is only ever asked after.
     verifiedVersion.catch(() => undefined);
     return {

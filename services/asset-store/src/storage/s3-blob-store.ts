@@ -39,7 +39,7 @@ import { S3Leftovers } from './s3-leftovers.js';
 import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
 import { stageUpload } from './s3-staging.js';
 import { parseSidecar, sidecarName } from './sidecar-attribute-store.js';
-import type { SizeLimit } from './staged-file.js';
+import type { PendingTimestamp, SizeLimit } from './staged-file.js';
 
 /**
  * An S3 bucket (under `s3_prefix`) as a blob store. Staging streams a multipart upload to
@@ -90,11 +90,12 @@ export class S3BlobStore implements BlobStore {
     return this.#key(`.meta/${sidecarName(name)}`);
   }
 
-  stage(
-    timestamp: number,
+  async stage(
+    pending: PendingTimestamp,
     source: AsyncIterable<Buffer> | Iterable<Buffer>,
     limit?: SizeLimit,
   ): Promise<StagedBlob> {
+    const timestamp = await pending;
     const ref = this.#key(`.tmp/${this.tag}/${timestamp}-${randomBytes(4).toString('hex')}`);
     const target = { client: this.client, bucket: this.bucket, ref, leftovers: this.leftovers };
     return stageUpload(target, timestamp, source, limit);

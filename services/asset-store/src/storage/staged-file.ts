@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -12,11 +12,19 @@ import { streamChunks } from './stream-chunks.js';
 const openFile = promisify(fsSync.open);
 
 /**
- * Staged names are `<timestamp>-<this>.part`: timestamps are unique within the process, and
- * this tag, drawn once, tells processes apart. Random bytes per upload cost a few
- * microseconds of every small ingest for nothing more.
+ * Staged names are `<this>-<count>.part`: this tag, drawn once, tells processes apart and
+ * the count uploads within one. Random bytes per upload cost a few microseconds of every
+ * small ingest for nothing more.
  */
 const PROCESS_TAG = randomBytes(6).toString('hex');
+let stagedCount = 0;
+
+/**
+ * An asset timestamp, or the promise of one the issuer has yet to answer. Staging starts
+ * without it (only the asset hash needs it), so a small upload's file is created while
+ * the timestamp's round trip to the index is out.
+ */
+export type PendingTimestamp = number | Promise<number>;
 
 /** Enough leading bytes for file-type to recognise any format it knows. */
 const HEAD_BYTES = 4100;
@@ -54,8 +62,7 @@ const WRITE_BATCH_CHUNKS = 256;
 
 /**
  * Streams content to a fresh file under `tmpDir`, hashing as it goes (the asset hash is fed
- * the timestamp first, the plain content SHA-256 only the content; the timestamp, which
- * the issuer makes unique, names the file), never
+ * the timestamp first, the plain content SHA-256 only the content), never
  * holding more than 64 KiB of it (plus the source's own buffer) in memory. The caller
  * fsyncs once the attributes are on the file too. On any failure, the source erroring or
  * the limit being passed included, the partial file is removed and the error rethrown; a
@@ -66,12 +73,16 @@ const WRITE_BATCH_CHUNKS = 256;
  */
 export async function stageStream(
   tmpDir: string,
-  timestamp: number,
+  pending: PendingTimestamp,
   source: AsyncIterable<Buffer> | Iterable<Buffer>,
   limit?: SizeLimit,
 ): Promise<StagedFile> {
-  const tmpPath = path.join(tmpDir, `${timestamp}-${PROCESS_TAG}.part`);
-  const hash = createAssetHash(timestamp);
+  const issued = Promise.resolve(pending);
+  // Staging may fail before it needs the timestamp; a rejection then goes unheard here.
+  issued.catch(() => undefined);
+  const tmpPath = path.join(tmpDir, `${PROCESS_TAG}-${++stagedCount}.part`);
+  // Made once the timestamp is known: at the switch to a file, or at the end.
+  let hash: Hash | undefined;
   // Fed in the same pass: the content is never read a second time. A small upload's is
   // taken from `gathered` at the end; a larger one's runs on the worker thread meanwhile.
   let contentHash: ContentDigest | undefined;
@@ -96,7 +107,6 @@ export async function stageStream(
       try {
         size += chunk.length;
         if (limit && size > limit.maxBytes) throw limit.error();
-        hash.update(chunk);
         if (head.length < HEAD_BYTES) {
           head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         }
@@ -105,6 +115,8 @@ export async function stageStream(
           continue;
         }
         if (!handle) {
+          hash = createAssetHash(await issued);
+          for (const earlier of gathered) hash.update(earlier);
           handle = await fs.open(tmpPath, 'wx');
           contentHash = offThreadDigest();
           for (const earlier of gathered) await contentHash.update(earlier);
@@ -112,6 +124,7 @@ export async function stageStream(
           unwrittenBytes = size - chunk.length;
           gathered = [];
         }
+        hash!.update(chunk);
         await contentHash!.update(chunk);
         unwritten.push(chunk);
         unwrittenBytes += chunk.length;
@@ -147,15 +160,28 @@ export async function stageStream(
       throw err;
     });
   } else {
-    await writeSmallFile(tmpPath, gathered);
+    const [written, timestamp] = await Promise.allSettled([
+      writeSmallFile(tmpPath, gathered),
+      issued,
+    ]);
+    if (timestamp.status === 'rejected') {
+      if (written.status === 'fulfilled') await discardFile(tmpPath);
+      throw timestamp.reason;
+    }
+    if (written.status === 'rejected') throw written.reason;
+    hash = createAssetHash(timestamp.value);
     const small = createHash('sha256');
-    for (const chunk of gathered) small.update(chunk);
+    for (const chunk of gathered) {
+      hash.update(chunk);
+      small.update(chunk);
+    }
     sha256 = small.digest('hex');
   }
   return {
     tmpPath,
-    timestamp,
-    hash: hash.digest('hex'),
+    timestamp: await issued,
+    // Made at the switch to a file, or just above for a small upload.
+    hash: hash!.digest('hex'),
     sha256,
     size,
     head,
@@ -197,7 +223,7 @@ async function writeAll(handle: fs.FileHandle, chunks: Buffer[]): Promise<void> 
 /** Stages an in-memory content (data ingest) the same way. */
 export async function stageBuffer(
   tmpDir: string,
-  timestamp: number,
+  timestamp: PendingTimestamp,
   content: Buffer,
 ): Promise<StagedFile> {
   return stageStream(tmpDir, timestamp, [content]);
