@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { HttpPool } from './http-pool.js';
-import { parseOrigin } from './http-send.js';
+import { nodeHttpSender, parseOrigin } from './http-send.js';
 
 /** A server on a free port; `close` ends it and every connection it holds. */
 async function listen(
@@ -84,6 +84,46 @@ describe('HttpPool', () => {
       await close();
     }
   });
+
+  it.each([
+    ['HttpPool', (origin: string) => new HttpPool(parseOrigin(origin), 2)],
+    ['node:http', (origin: string) => nodeHttpSender(parseOrigin(origin), 2)],
+  ])(
+    '%s sends a body of several chunks byte for byte, with their total length',
+    async (_, make) => {
+      const received: { length?: string; body: Buffer }[] = [];
+      const server = http.createServer((req, res) => {
+        const parts: Buffer[] = [];
+        req.on('data', (c: Buffer) => parts.push(c));
+        req.on('end', () => {
+          received.push({ length: req.headers['content-length'], body: Buffer.concat(parts) });
+          res.end('{}');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as net.AddressInfo;
+      const sender = make(`http://127.0.0.1:${port}`);
+      try {
+        const chunks = [
+          Buffer.from('head ü\r\n'),
+          Buffer.alloc(70_000, 9),
+          Buffer.from('\r\ntail'),
+        ];
+        await sender.send('POST', '/chunks', {}, chunks);
+        await sender.send('POST', '/chunks', {}, []);
+        // 9 + 70,000 + 6 bytes ('ü' is two in UTF-8); compared whole, not byte by byte by Jest.
+        expect(received.map((r) => [r.length, r.body.length])).toEqual([
+          ['70015', 70_015],
+          ['0', 0],
+        ]);
+        expect(received[0]!.body.equals(Buffer.concat(chunks))).toBe(true);
+      } finally {
+        sender.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
 
   it('reads a chunked answer, and one whose body runs to the close', async () => {
     const chunked = await listen(

@@ -1,5 +1,12 @@
 import net from 'node:net';
-import { abortError, type Origin, type Sender, type SentAnswer } from './http-send.js';
+import {
+  abortError,
+  bodyLength,
+  type Origin,
+  type SendBody,
+  type Sender,
+  type SentAnswer,
+} from './http-send.js';
 
 /**
  * Keep-alive HTTP/1.1 over plain sockets, for `http:` stores: at most `connections` sockets,
@@ -30,18 +37,18 @@ export class HttpPool implements Sender {
     method: string,
     path: string,
     headers: Record<string, string>,
-    body: string | Buffer | undefined,
+    body: SendBody | undefined,
     signal?: AbortSignal,
   ): Promise<SentAnswer> {
     let head = `${method} ${this.#origin.pathPrefix}${path} HTTP/1.1\r\nhost: ${this.#hostHeader}\r\n`;
     for (const name in headers) head += `${name}: ${checkValue(headers[name]!)}\r\n`;
-    const bodyBytes = typeof body === 'string' ? Buffer.from(body) : body;
-    if (bodyBytes !== undefined || method !== 'GET') {
-      head += `content-length: ${bodyBytes?.length ?? 0}\r\n`;
+    const chunks =
+      typeof body === 'string' ? [Buffer.from(body)] : Buffer.isBuffer(body) ? [body] : body;
+    if (chunks !== undefined || method !== 'GET') {
+      head += `content-length: ${chunks ? bodyLength(chunks) : 0}\r\n`;
     }
     head += '\r\n';
     const headBytes = Buffer.from(head, 'latin1');
-    const bytes = bodyBytes ? Buffer.concat([headBytes, bodyBytes]) : headBytes;
     if (signal?.aborted) throw abortError(signal);
     const conn = await this.#acquire(signal);
     if (signal?.aborted) {
@@ -61,7 +68,11 @@ export class HttpPool implements Sender {
         },
       };
       conn.socket.ref();
-      conn.socket.write(bytes);
+      // Corked: the head and every chunk leave in one writev, none of them copied.
+      conn.socket.cork();
+      conn.socket.write(headBytes);
+      for (const chunk of chunks ?? []) conn.socket.write(chunk);
+      conn.socket.uncork();
     }).then(
       (answer) => {
         if (answer.keepAlive) this.#release(conn);

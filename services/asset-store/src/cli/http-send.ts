@@ -28,6 +28,21 @@ export function parseOrigin(baseUrl: string): Origin {
   };
 }
 
+/**
+ * A request body in memory: text, bytes, or byte chunks sent one after the other (a
+ * multipart body around a file's bytes, which are then never copied into one buffer).
+ */
+export type SendBody = string | Buffer | readonly Buffer[];
+
+/** Its length in bytes, for `content-length`. */
+export function bodyLength(body: SendBody): number {
+  if (typeof body === 'string') return Buffer.byteLength(body);
+  if (Buffer.isBuffer(body)) return body.length;
+  let length = 0;
+  for (const chunk of body as readonly Buffer[]) length += chunk.length;
+  return length;
+}
+
 /** Sends whole requests to one origin over at most a set number of kept-alive connections. */
 export interface Sender {
   /** One request with its body in memory, answered in full; `path` is below the origin's prefix. */
@@ -35,7 +50,7 @@ export interface Sender {
     method: string,
     path: string,
     headers: Record<string, string>,
-    body: string | Buffer | undefined,
+    body: SendBody | undefined,
     signal?: AbortSignal,
   ): Promise<SentAnswer>;
   /** Closes the kept connections. */
@@ -66,13 +81,13 @@ function send(
   options: {
     method: string;
     headers: Record<string, string>;
-    body?: string | Buffer;
+    body?: SendBody;
     signal?: AbortSignal;
   },
 ): Promise<SentAnswer> {
   const { body, signal } = options;
   const headers: Record<string, string | number> = { ...options.headers };
-  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
+  if (body !== undefined) headers['content-length'] = bodyLength(body);
   const request = origin.https ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const req = request(
@@ -95,7 +110,12 @@ function send(
     );
     req.once('error', reject);
     if (signal) abortWith(signal, req);
-    req.end(body);
+    if (Array.isArray(body)) {
+      for (const chunk of body as readonly Buffer[]) req.write(chunk);
+      req.end();
+    } else {
+      req.end(body);
+    }
   });
 }
 

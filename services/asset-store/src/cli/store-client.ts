@@ -213,7 +213,8 @@ const BOUNDARY_PREFIX = `----asset-store-${randomBytes(12).toString('hex')}-`;
 let boundaries = 0;
 
 /**
- * A `multipart/form-data` body in one buffer, encoded as browsers encode FormData.
+ * A `multipart/form-data` body as three chunks around the content, encoded as browsers
+ * encode FormData.
  * Hand-written (a dozen lines): a file of at most 8 MiB is already in memory, and undici's
  * FormData would stream each part through a Blob instead of one write.
  */
@@ -221,7 +222,7 @@ function multipart(
   content: Buffer,
   filename: string,
   fields: IngestFields,
-): { body: Buffer; type: string } {
+): { body: Buffer[]; type: string } {
   const boundary = BOUNDARY_PREFIX + (boundaries++).toString(36);
   // WHATWG's escaping of names in part headers: quotes and line breaks percent-encoded.
   const escape = (text: string) =>
@@ -235,7 +236,7 @@ function multipart(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${escape(filename)}"\r\n` +
     'Content-Type: application/octet-stream\r\n\r\n';
   return {
-    body: Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    body: [Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)],
     type: `multipart/form-data; boundary=${boundary}`,
   };
 }
