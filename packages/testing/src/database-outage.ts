@@ -35,6 +35,7 @@ export function useDatabaseOutage<T extends { close(): Promise<void> }>(
     await proxy.close();
   }, timeoutMs);
   return {
+    // Skipped on the embedded database: it runs in-process and cannot be cut off.
     describeOnServer: onServer ? describe : describe.skip,
     app: () => app!,
     proxy: () => proxy!,

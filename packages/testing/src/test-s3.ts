@@ -46,6 +46,8 @@ export function describeS3(name: string, body: (s3: TestS3) => void): void {
         '(set S3_ENDPOINT, e.g. from ../shared/tools/ceph-s3.sh, or run where Docker pulls MinIO)',
     );
   }
+  // Skipped without an S3 server (no S3_ENDPOINT, no Docker for MinIO); the line above says
+  // why once per file, and CI always has the Ceph gateway.
   describe.skip(name, () => {
     it('needs an S3 server', () => undefined);
   });

@@ -71,6 +71,16 @@ const partial: Answer = (req, res) => {
   res.end();
 };
 
+/** A gateway answering `partial`, and when its (one) answer's connection has closed. */
+async function partialGateway() {
+  let closed!: Promise<void>;
+  const g = await gateway((req, res) => {
+    closed = new Promise((resolve) => res.on('close', resolve));
+    partial(req, res);
+  });
+  return { g, closed: () => closed };
+}
+
 /** A 9 MiB span answered in part: the connection is cut after `bytes`. */
 const cutAfter =
   (bytes: number): Answer =>
@@ -159,11 +169,7 @@ describe('readSpanDirect (a stand-in gateway)', () => {
   });
 
   it('holds the socket while its reader does not read, and lets go when the reader does', async () => {
-    let closed!: Promise<void>;
-    const g = await gateway((req, res) => {
-      closed = new Promise((resolve) => res.on('close', resolve));
-      partial(req, res);
-    });
+    const { g, closed } = await partialGateway();
     stop = g.close;
     const body = (await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 }))!;
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -172,7 +178,7 @@ describe('readSpanDirect (a stand-in gateway)', () => {
     const first = (await body[Symbol.asyncIterator]().next()).value as Buffer;
     expect(first.subarray(0, 8)).toEqual(object.subarray(0, 8));
     body.destroy();
-    await closed;
+    await closed();
   });
 });
 
@@ -245,18 +251,14 @@ describe('relaying a direct read (the download)', () => {
   });
 
   it('lets the connection go when the sink goes first', async () => {
-    let closed!: Promise<void>;
-    const g = await gateway((req, res) => {
-      closed = new Promise((resolve) => res.on('close', resolve));
-      partial(req, res);
-    });
+    const { g, closed } = await partialGateway();
     stop = g.close;
     const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 });
     const { sink } = slowSink(5);
     const relayed = relay(body!, sink);
     setTimeout(() => sink.destroy(), 20);
     await expect(relayed).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
-    await closed;
+    await closed();
   });
 });
 
