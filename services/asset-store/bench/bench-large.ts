@@ -19,8 +19,14 @@ export class RssSampler {
     const base = this.now();
     this.peak = base;
     this.#timer = setInterval(() => {
-      this.peak = Math.max(this.peak, this.now());
+      try {
+        this.peak = Math.max(this.peak, this.now());
+      } catch {
+        // The process is gone (a failed round stopped it): the round's own error is the one to report.
+        clearInterval(this.#timer);
+      }
     }, 20);
+    this.#timer.unref();
     return base;
   }
   stop(): number {
