@@ -49,4 +49,30 @@ describe('offThreadDigest', () => {
     chunk.fill(9);
     await expect(digest.digest()).resolves.toBe(expected);
   });
+
+  it('hashes shared views in place, in order with copied chunks, and refuses other memory', async () => {
+    const [first, middle, last] = content(3 << 20, 1 << 20);
+    const part = Buffer.from(new SharedArrayBuffer(1 << 20));
+    const digest = offThreadDigest();
+    await digest.update(first!);
+    middle!.copy(part);
+    await digest.updateShared(part);
+    // Only once the promise resolved may the part be refilled.
+    part.fill(0);
+    await digest.update(last!);
+    await expect(digest.digest()).resolves.toBe(sha256([first!, middle!, last!]));
+    await expect(offThreadDigest().updateShared(Buffer.alloc(4))).rejects.toThrow(TypeError);
+  });
+
+  it('keeps the order of shared views sent without waiting between them', async () => {
+    const chunks = content(4 << 20, 1 << 20);
+    const parts = chunks.map((c) => {
+      const p = Buffer.from(new SharedArrayBuffer(c.length));
+      c.copy(p);
+      return p;
+    });
+    const digest = offThreadDigest();
+    await Promise.all(parts.map((p) => digest.updateShared(p)));
+    await expect(digest.digest()).resolves.toBe(sha256(chunks));
+  });
 });

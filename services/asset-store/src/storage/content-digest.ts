@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -9,6 +10,11 @@ import { Worker } from 'node:worker_threads';
 export interface ContentDigest {
   /** Feeds `chunk` (copied: the caller may reuse it); waits while the worker is SLOTS behind. */
   update(chunk: Buffer): Promise<void>;
+  /**
+   * Feeds `view`, a view over shared memory, without copying it: the worker reads it in
+   * place, so the caller leaves it unchanged until the promise resolves.
+   */
+  updateShared(view: Buffer): Promise<void>;
   /** The digest in lowercase hex; the digest is spent afterwards. */
   digest(): Promise<string>;
   /** Forgets the content (an upload that failed). */
@@ -44,7 +50,8 @@ parentPort.on('message', (m) => {
 });`;
 
 interface Pending {
-  acked: () => void;
+  /** One answer per update, in the order they were sent. */
+  acks: (() => void)[];
   digested: (hex: string) => void;
 }
 
@@ -62,7 +69,7 @@ function sharedWorker(): Worker {
   w.unref();
   w.on('message', (m: { id: number; op: 'ack' | 'digest'; hex?: string }) => {
     const p = pending.get(m.id);
-    if (m.op === 'ack') p?.acked();
+    if (m.op === 'ack') p?.acks.shift()?.();
     else p?.digested(m.hex!);
   });
   w.on('error', () => {
@@ -88,8 +95,9 @@ export function startDigestWorker(): void {
 export function offThreadDigest(): ContentDigest {
   const id = nextId++;
   const w = sharedWorker();
-  const memory = spareMemory.pop() ?? new SharedArrayBuffer(SLOT_BYTES * SLOTS);
-  const bytes = Buffer.from(memory);
+  // Taken at the first copied update: an upload fed only shared views needs no slots.
+  let memory: SharedArrayBuffer | undefined;
+  let slots: Buffer | undefined;
   // Slots are filled and hashed in turn: `sent` counts slots handed over, `acked` those the
   // worker is done with, so slot `sent % SLOTS` is free while sent - acked < SLOTS.
   let sent = 0;
@@ -98,21 +106,27 @@ export function offThreadDigest(): ContentDigest {
   let stopped = false;
   let wake: (() => void) | undefined;
   let result: ((hex: string) => void) | undefined;
-  pending.set(id, {
-    acked: () => {
-      acked++;
-      wake?.();
-    },
+  const entry: Pending = {
+    acks: [],
     digested: (hex) => {
       // '' when the worker died: a waiting update must not hang; the digest then fails.
-      if (!hex) stopped = true;
+      if (!hex) {
+        stopped = true;
+        for (const ack of entry.acks.splice(0)) ack();
+      }
       wake?.();
       result?.(hex);
     },
-  });
+  };
+  pending.set(id, entry);
+  const slotAcked = (): void => {
+    acked++;
+    wake?.();
+  };
   const send = (): void => {
     if (filled === 0) return;
     const offset = (sent % SLOTS) * SLOT_BYTES;
+    entry.acks.push(slotAcked);
     w.postMessage({ id, op: 'update', memory, offset, length: filled });
     sent++;
     filled = 0;
@@ -130,6 +144,8 @@ export function offThreadDigest(): ContentDigest {
   };
   return {
     async update(chunk) {
+      memory ??= spareMemory.pop() ?? new SharedArrayBuffer(SLOT_BYTES * SLOTS);
+      const bytes = (slots ??= Buffer.from(memory));
       for (let offset = 0; offset < chunk.length;) {
         await slotFree();
         const start = (sent % SLOTS) * SLOT_BYTES + filled;
@@ -138,6 +154,25 @@ export function offThreadDigest(): ContentDigest {
         offset += n;
         if (filled === SLOT_BYTES) send();
       }
+    },
+    async updateShared(view) {
+      if (!types.isSharedArrayBuffer(view.buffer)) {
+        throw new TypeError('updateShared takes a view over a SharedArrayBuffer');
+      }
+      // What was copied before goes first (the worker hashes in the order it is sent), and
+      // synchronously, so concurrent calls keep their order.
+      send();
+      if (stopped) return;
+      await new Promise<void>((resolve) => {
+        entry.acks.push(resolve);
+        w.postMessage({
+          id,
+          op: 'update',
+          memory: view.buffer,
+          offset: view.byteOffset,
+          length: view.length,
+        });
+      });
     },
     async digest() {
       await slotFree();
@@ -150,11 +185,13 @@ export function offThreadDigest(): ContentDigest {
       pending.delete(id);
       if (!hex) throw new Error('the content digest worker stopped');
       // The worker answers in order: every slot was read before the digest came back.
-      if (spareMemory.length < SPARE_LIMIT) spareMemory.push(memory);
+      if (memory && spareMemory.length < SPARE_LIMIT) spareMemory.push(memory);
       return hex;
     },
     drop() {
       pending.delete(id);
+      // No answer comes for a dropped digest: nothing may wait for one.
+      for (const ack of entry.acks.splice(0)) ack();
       w.postMessage({ id, op: 'drop' });
     },
   };

@@ -15,6 +15,12 @@ export interface MultipartTarget {
   partBytes: number;
   /** Parts uploading at once. */
   queue: number;
+  /**
+   * Sees every part, in order, beside its upload (the content digest); a part buffer is
+   * refilled only once both are done. The part buffers are then shared memory, so a worker
+   * thread can read them in place instead of being sent a copy.
+   */
+  onPart?: (part: Buffer) => Promise<void>;
 }
 
 /**
@@ -33,7 +39,9 @@ export async function uploadMultipart(
   target: MultipartTarget,
   chunks: AsyncIterable<Buffer>,
 ): Promise<void> {
-  const { client, bucket, key, partBytes, queue } = target;
+  const { client, bucket, key, partBytes, queue, onPart } = target;
+  const newPart = (): Buffer =>
+    onPart ? Buffer.from(new SharedArrayBuffer(partBytes)) : Buffer.allocUnsafe(partBytes);
   const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
   const uploadId = created.UploadId;
   if (!uploadId) throw new Error(`S3 gave no upload id for ${key}`);
@@ -44,26 +52,30 @@ export async function uploadMultipart(
   let failed = false;
 
   const send = (partNumber: number, buffer: Buffer, length: number): void => {
-    const sent = client
+    const body = buffer.subarray(0, length);
+    const uploaded = client
       .send(
         new UploadPartCommand({
           Bucket: bucket,
           Key: key,
           UploadId: uploadId,
           PartNumber: partNumber,
-          Body: buffer.subarray(0, length),
+          Body: body,
           ContentLength: length,
         }),
       )
       .then((answer) => {
         if (!answer.ETag) throw new Error(`S3 gave no ETag for part ${partNumber} of ${key}`);
         parts.push({ PartNumber: partNumber, ETag: answer.ETag });
-      })
+      });
+    const sent = Promise.all([uploaded, onPart?.(body)])
+      .then(() => undefined)
       .catch((err: unknown) => {
         if (!failed) failure = err;
         failed = true;
       })
-      // Only once S3 has answered (retries included) is the buffer free to refill.
+      // Only once S3 has answered (retries included) and `onPart` is done is the buffer
+      // free to refill.
       .finally(() => {
         inFlight.delete(sent);
         free.push(buffer);
@@ -73,7 +85,7 @@ export async function uploadMultipart(
   const settleAll = () => Promise.all(inFlight);
 
   let partNumber = 1;
-  let part: Buffer = Buffer.allocUnsafe(partBytes);
+  let part: Buffer = newPart();
   let filled = 0;
   try {
     for await (const chunk of chunks) {
@@ -86,7 +98,7 @@ export async function uploadMultipart(
         send(partNumber++, part, filled);
         while (inFlight.size >= queue && !failed) await Promise.race(inFlight);
         if (failed) break;
-        part = free.pop() ?? Buffer.allocUnsafe(partBytes);
+        part = free.pop() ?? newPart();
         filled = 0;
       }
       // S3 failed meanwhile: no more of the source is read.

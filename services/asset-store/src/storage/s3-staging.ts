@@ -91,26 +91,30 @@ export async function stageUpload(
     if (source instanceof Readable) destroyWith(source, err as Error);
     throw err;
   }
-  // Every chunk is hashed as the upload takes it, the held ones first; the plain SHA-256 on
-  // the worker thread, as the file system's staging does, beside the asset hash here.
+  // Every chunk is hashed as the upload takes it, the held ones first. The plain SHA-256
+  // runs on the worker thread, as the file system's staging does, beside the asset hash here:
+  // it reads each part where the upload keeps it, so no byte is copied for it.
   const contentHash = offThreadDigest();
   async function* body(): AsyncIterable<Buffer> {
-    for (const chunk of held.splice(0)) {
-      await contentHash.update(chunk);
-      yield chunk;
-    }
+    yield* held.splice(0);
     for (;;) {
       const next = await iterator.next();
       if (next.done) return;
       take(next.value);
-      await contentHash.update(next.value);
       yield next.value;
     }
   }
   const { client, bucket } = target;
   try {
     await uploadMultipart(
-      { client, bucket, key: ref, partBytes: PART_BYTES, queue: QUEUE },
+      {
+        client,
+        bucket,
+        key: ref,
+        partBytes: PART_BYTES,
+        queue: QUEUE,
+        onPart: (part) => contentHash.updateShared(part),
+      },
       body(),
     );
   } catch (err) {
