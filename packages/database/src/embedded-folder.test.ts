@@ -160,7 +160,7 @@ describe('the embedded database in a folder', () => {
     });
   });
 
-  // The flushed files are named through /proc.
+  // Skipped off Linux: the flushed files are named through /proc.
   const onLinux = process.platform === 'linux' ? it : it.skip;
 
   onLinux('flushes its write-ahead log to the disk before a commit returns', async () => {

@@ -28,7 +28,7 @@ async function flushedDuring(action: () => Promise<unknown>): Promise<string[]> 
 }
 
 describe('PATCH on disk', () => {
-  // The flushed files are named through /proc.
+  // Skipped off Linux: the flushed files are named through /proc.
   const onLinux = process.platform === 'linux' ? it : it.skip;
 
   onLinux(
