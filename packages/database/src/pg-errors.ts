@@ -5,6 +5,8 @@
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
 const DISK_FULL = '53100';
+/** `lock_timeout` ran out while the statement waited for a lock. */
+const LOCK_TIMEOUT = '55P03';
 /** A value the column refuses: bad text form, out of range, a failed check. */
 const CLIENT_VALUE = new Set(['22P02', '22003', '23514']);
 /** The server ended the session: admin shutdown, crash shutdown, cannot connect now. */
@@ -59,6 +61,11 @@ export function isRefusedValue(err: unknown): boolean {
 export function isConnectionLost(err: unknown): boolean {
   const code = sqlStateOf(err);
   return code !== undefined && CONNECTION_LOST.has(code);
+}
+
+/** True when a lock was not granted within the session's `lock_timeout`: busy, not broken. */
+export function isLockTimeout(err: unknown): boolean {
+  return sqlStateOf(err) === LOCK_TIMEOUT;
 }
 
 /** True when the database is out of disk space. */

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { createTestDatabase } from '@svc/testing';
 import { sql } from 'kysely';
 import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
-import { allocateTimestamps } from '../src/assets/timestamp-allocator.repository.js';
-import { openIndex } from '../src/db/database.js';
+import { allocateTimestamps, timestampRow } from '../src/assets/timestamp-allocator.repository.js';
+import { soloHandle } from '../src/assets/timestamp-solo.js';
+import { openIndex, SCHEMA } from '../src/db/database.js';
 import {
   cpuSeconds,
   median,
@@ -85,13 +86,18 @@ async function allocatorCost(url: string) {
     const trips: number[] = [];
     for (let i = 0; i < 500; i++) {
       const t = performance.now();
-      await allocateTimestamps(index.db, Date.now(), 1);
+      await allocateTimestamps(index.db, soloHandle(SCHEMA).key, Date.now(), 1);
       trips.push((performance.now() - t) * 1000);
     }
     let calls = 0;
-    const allocator = new TimestampAllocator(Date.now, (ms, n) => {
-      calls++;
-      return allocateTimestamps(index.db, ms, n);
+    const row = timestampRow(index.db, soloHandle(SCHEMA));
+    // Shared allocations only (no solo issuer): what each one costs.
+    const allocator = new TimestampAllocator(Date.now, {
+      ...row,
+      allocate: (ms, n) => {
+        calls++;
+        return row.allocate(ms, n);
+      },
     });
     const started = performance.now();
     await Promise.all(

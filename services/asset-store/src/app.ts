@@ -26,8 +26,9 @@ import { ingestLane } from './assets/ingest-lane.js';
 import { ingestHandler } from './assets/ingest.handler.js';
 import { IngestService } from './assets/ingest.service.js';
 import { TimestampAllocator } from './assets/timestamp-allocator.js';
-import { allocateTimestamps } from './assets/timestamp-allocator.repository.js';
+import { timestampRow } from './assets/timestamp-allocator.repository.js';
 import { TimestampIssuer, type TimestampSource } from './assets/timestamp-issuer.js';
+import type { SoloIssuer } from './assets/timestamp-solo.js';
 import type { Config } from './config.js';
 import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
 import type { Database } from './db/database.js';
@@ -96,10 +97,11 @@ export interface AppDeps {
    */
   indexSession?: PipelinedSession;
   /**
-   * True when the index is a PostgreSQL server other instances may share: timestamps are
-   * then allocated in it, else issued from this process's memory (the embedded database).
+   * Set when the index is a PostgreSQL server other instances may share: timestamps are then
+   * allocated in it (issued from memory while this instance is alone on it), else from this
+   * process's memory (the embedded database).
    */
-  sharedIndex?: boolean;
+  soloTimestamps?: SoloIssuer;
   /** Resumable uploads under `.tmp/uploads/`; `main.ts` also sweeps them. Built when absent. */
   uploadStore?: AssetUploadStore;
   /** The built console's folder; `web/dist` of this service when absent. */
@@ -108,10 +110,9 @@ export interface AppDeps {
 
 /** Where this app's timestamps come from: the shared index, or process memory. */
 function timestampSource(deps: AppDeps): TimestampSource {
-  const { db, clock } = deps;
-  return deps.sharedIndex
-    ? new TimestampAllocator(clock, (clockMs, count) => allocateTimestamps(db, clockMs, count))
-    : new TimestampIssuer(clock, () => maxAssetTimestamp(db));
+  const { db, clock, soloTimestamps: solo } = deps;
+  if (!solo) return new TimestampIssuer(clock, () => maxAssetTimestamp(db));
+  return new TimestampAllocator(clock, timestampRow(db, solo.handle), solo);
 }
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */

@@ -8,6 +8,8 @@ import { AssetMetrics } from './metrics/asset-metrics.js';
 import { readConfig, type Config } from './config.js';
 import { indexPorts, openIndex, targetFor } from './db/database.js';
 import { replayAttributeIntents } from './assets/attribute-intents.js';
+import { withTimestampFence } from './assets/timestamp-fence.js';
+import { soloIssuerFor } from './assets/timestamp-solo.js';
 import { openAssetStorage } from './storage/asset-storage.js';
 import { startDigestWorker } from './storage/content-digest.js';
 import { openBlobStore } from './storage/open-blob-store.js';
@@ -53,8 +55,12 @@ async function main(): Promise<void> {
     blobs,
     logger,
     errorThreshold: config.rebuild_error_threshold,
-    // Several instances on one server: rebuilds exclude each other (pg advisory lock).
-    lock: instanceLock(index, 'rebuild'),
+    // Several instances on one server: rebuilds exclude each other (pg advisory lock), and
+    // no instance issues timestamps from memory meanwhile (the rebuild brings some in).
+    lock:
+      index.target.kind === 'postgres'
+        ? withTimestampFence(instanceLock(index, 'rebuild'), index.target.url, index.schema)
+        : instanceLock(index, 'rebuild'),
   });
   // Attribute writes a crash cut off before their change committed are undone first, so a
   // rebuild (now or later) reads only acknowledged metadata from the files.
@@ -87,6 +93,7 @@ async function main(): Promise<void> {
   // Expired resumable uploads go before serving, then periodically.
   const uploadStore = uploadStoreFor(layout.uploads, config.upload_expiry_hours);
   const uploadExpiry = await UploadExpiry.start(uploadStore, logger);
+  const ports = { ...indexPorts(index), soloTimestamps: soloIssuerFor(index) };
   const app = createApp({
     blobs,
     verifier,
@@ -98,7 +105,7 @@ async function main(): Promise<void> {
     config,
     storage,
     clock: Date.now,
-    ...indexPorts(index),
+    ...ports,
     logger,
     version: readVersion(),
   });
@@ -142,6 +149,7 @@ async function main(): Promise<void> {
       await stoppingJobs;
       // After the jobs' outcomes are saved: until then they are this live instance's.
       await presence.close();
+      await ports.soloTimestamps?.close();
       await index.close();
     },
   });

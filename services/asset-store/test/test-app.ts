@@ -12,6 +12,7 @@ import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { indexPorts, openIndex, type Database } from '../src/db/database.js';
+import { soloIssuerFor } from '../src/assets/timestamp-solo.js';
 import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
 import { FsBlobStore } from '../src/storage/fs-blob-store.js';
@@ -76,12 +77,13 @@ export async function createTestApp(
   const storage = await openAssetStorage(storageRoot, logger);
   const bucket = s3ForBlobs && (await openTestBucket(s3ForBlobs));
   const blobs = bucket?.store ?? new FsBlobStore(storage);
+  const ports = { ...indexPorts(index), soloTimestamps: soloIssuerFor(index) };
   const app = createApp({
     config,
     storage,
     ...(bucket ? { blobs } : {}),
     clock: Date.now,
-    ...indexPorts(index),
+    ...ports,
     instanceId: presence.id,
     logger,
     version: '0.1.0',
@@ -99,6 +101,7 @@ export async function createTestApp(
     close: async () => {
       await bucket?.close();
       await presence.close();
+      await ports.soloTimestamps?.close();
       await index.close();
       await testDb.drop();
       if (!given) fs.rmSync(storageRoot, { recursive: true, force: true });

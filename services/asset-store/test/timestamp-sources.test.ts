@@ -3,10 +3,11 @@ import type { DatabaseHandle } from '@svc/database';
 import { sql } from 'kysely';
 import { maxAssetTimestamp } from '../src/assets/asset.repository.js';
 import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
-import { allocateTimestamps } from '../src/assets/timestamp-allocator.repository.js';
+import { timestampRow } from '../src/assets/timestamp-allocator.repository.js';
 import { TimestampIssuer } from '../src/assets/timestamp-issuer.js';
+import { soloHandle } from '../src/assets/timestamp-solo.js';
 import { timestampSourceContract } from '../src/assets/timestamp-source.contract.js';
-import { openIndex, type Database } from '../src/db/database.js';
+import { openIndex, SCHEMA, type Database } from '../src/db/database.js';
 import { insertAssetRow } from './factories.js';
 
 const SETUP_TIMEOUT_MS = 60_000;
@@ -40,15 +41,16 @@ timestampSourceContract('in-process issuer', async (clock, indexMax) => {
   return new TimestampIssuer(clock, () => maxAssetTimestamp(first.db));
 });
 
+/** An allocator on the row alone: one that never goes solo. */
+const allocatorOn = (handle: DatabaseHandle<Database>, clock: () => number) =>
+  new TimestampAllocator(clock, timestampRow(handle.db, soloHandle(SCHEMA)));
+
 timestampSourceContract('database allocator', async (clock, indexMax) => {
   await resetIndex(indexMax);
-  return new TimestampAllocator(clock, (ms, n) => allocateTimestamps(first.db, ms, n));
+  return allocatorOn(first, clock);
 });
 
 describe('the database allocator shared by two instances', () => {
-  const allocatorOn = (handle: DatabaseHandle<Database>, clock: () => number) =>
-    new TimestampAllocator(clock, (ms, n) => allocateTimestamps(handle.db, ms, n));
-
   it('issues each timestamp once, whichever instance asks, even under a stopped clock', async () => {
     await resetIndex(0);
     const a = allocatorOn(first, () => 1_000);

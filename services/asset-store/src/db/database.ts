@@ -30,15 +30,11 @@ export function openIndex(target: DatabaseTarget): Promise<DatabaseHandle<Databa
   return openMigrated<Database>(target, SCHEMA, migrations);
 }
 
-/**
- * What the app reads from the index: its queries, its health probe, its pipelined session,
- * and whether other instances may share it (a server: timestamps are then allocated there).
- */
+/** What the app reads from the index: its queries, its health probe, its pipelined session. */
 export function indexPorts(index: DatabaseHandle<Database>) {
   return {
     db: index.db,
     ping: index.ping,
     indexSession: index.pipelined,
-    sharedIndex: index.target.kind === 'postgres',
   };
 }
