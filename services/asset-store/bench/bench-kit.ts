@@ -117,6 +117,8 @@ export interface SmallResult {
   rps: number;
   p99: number;
   errors: number;
+  /** `performance.now()` at the last answer, for rounds that run several at once. */
+  lastAnswerAt: number;
 }
 
 /** `count` POSTs of `body` to `urlPath` over `connections` connections (autocannon). */
@@ -152,6 +154,7 @@ export async function smallFiles(
     rps: count / ((lastAnswer - started) / 1000),
     p99: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
+    lastAnswerAt: lastAnswer,
   };
 }
 

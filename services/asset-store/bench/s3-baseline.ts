@@ -68,7 +68,8 @@ export async function plainSmallPuts(
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
-  const elapsed = performance.now() - started;
+  const lastAnswerAt = performance.now();
+  const elapsed = lastAnswerAt - started;
   latencies.sort((a, b) => a - b);
   return {
     rps: count / (elapsed / 1000),
@@ -77,5 +78,6 @@ export async function plainSmallPuts(
       latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!,
     ),
     errors,
+    lastAnswerAt,
   };
 }
