@@ -172,6 +172,34 @@ describe('watching the storage root', () => {
     expect(checked).toEqual([asset.row.hash]);
   });
 
+  it('checks a burst of changed paths together: each asset once, by name or by folder', async () => {
+    const a = await storeAsset(t, 'a');
+    const b = await storeAsset(t, 'b');
+    const c = await storeAsset(t, 'c', { folder: 'burst' });
+    const untouched = await storeAsset(t, 'untouched');
+    fs.writeFileSync(a.file, 'changed a');
+    fs.writeFileSync(c.file, 'changed c');
+    const checked: string[] = [];
+    const verifyAsset = verifier.verifyAsset.bind(verifier);
+    verifier.verifyAsset = (row, lane) => {
+      checked.push(row.hash);
+      return verifyAsset(row, lane);
+    };
+    const unknown = path.basename(a.file).replace(a.row.hash, 'f'.repeat(64));
+    await verifier.verifyPaths([
+      path.basename(a.file),
+      path.basename(b.file),
+      path.basename(a.file),
+      unknown,
+      'burst',
+    ]);
+    expect(checked.sort()).toEqual([a.row.hash, b.row.hash, c.row.hash].sort());
+    expect(await corruptedFlag(a.row.hash)).toBe(true);
+    expect(await corruptedFlag(b.row.hash)).toBe(false);
+    expect(await corruptedFlag(c.row.hash)).toBe(true);
+    expect(await corruptedFlag(untouched.row.hash)).toBe(false);
+  });
+
   it('skips the echo of a file the service just stored, yet flags a change right after', async () => {
     const ownRenames = new OwnRenames();
     const app = createApp({

@@ -48,6 +48,15 @@ export async function findAssetByHash(
   return db.selectFrom('asset').selectAll().where('hash', '=', hash).executeTakeFirst();
 }
 
+/** The rows with these hashes (those that exist), in one query. */
+export async function findAssetsByHashes(
+  db: Kysely<Database>,
+  hashes: readonly string[],
+): Promise<AssetRow[]> {
+  if (hashes.length === 0) return [];
+  return db.selectFrom('asset').selectAll().where('hash', 'in', hashes).execute();
+}
+
 /** The row with this hash, locked until the surrounding transaction ends. */
 export async function findAssetByHashForUpdate(
   db: Kysely<Database>,

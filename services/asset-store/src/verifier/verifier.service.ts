@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { attributesFromRow } from '../assets/asset.model.js';
-import { findAssetByHash } from '../assets/asset.repository.js';
+import { findAssetsByHashes } from '../assets/asset.repository.js';
 import type { AssetRow } from '../assets/asset.table.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
@@ -19,6 +19,9 @@ import {
   listAssetsAfter,
   setAssetCorrupted,
 } from './verifier.repository.js';
+
+/** Hashes per lookup of changed files (a query's parameters are bounded). */
+const LOOKUP_BATCH = 1000;
 
 /** The counts `POST /admin/verify` answers with. */
 export interface ScrubReport {
@@ -236,14 +239,22 @@ export class Verifier {
    */
   async verifyPaths(relativePaths: Iterable<string>): Promise<void> {
     const rows = new Map<string, AssetRow>();
+    // Assets' own file names, looked up together: a burst of ingests (another instance's,
+    // on a shared folder) is one query, not one each.
+    const named = new Set<string>();
     for (const raw of relativePaths) {
       const relative = raw.split(path.sep).join('/');
       if (this.#stopping.signal.aborted || relative === '' || isInternal(relative)) continue;
       const parsed = parsePhysicalFilename(path.posix.basename(relative));
-      const found = parsed
-        ? [await findAssetByHash(this.deps.db, parsed.hash)]
-        : await findAssetsAtOrUnder(this.deps.db, relative);
-      for (const row of found) if (row) rows.set(row.hash, row);
+      if (parsed) named.add(parsed.hash);
+      else
+        for (const row of await findAssetsAtOrUnder(this.deps.db, relative))
+          rows.set(row.hash, row);
+    }
+    const hashes = [...named];
+    for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
+      const batch = hashes.slice(i, i + LOOKUP_BATCH);
+      for (const row of await findAssetsByHashes(this.deps.db, batch)) rows.set(row.hash, row);
     }
     await this.#settle([...rows.values()].map((row) => this.verifyAsset(row)));
   }
