@@ -92,7 +92,9 @@ const dataSecurity = [{}, { apiToken: [] }];
 /** What every endpoint under the API base may answer besides its own statuses. */
 const dataResponses = errorResponses({
   401: 'api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`)',
-  503: 'The index database, or S3 when assets are kept there, does not answer now (with `Retry-After`)',
+  503:
+    'The index database, or S3 when assets are kept there, does not answer now, or another ' +
+    'instance does not give the timestamps back in time (with `Retry-After`)',
 });
 
 /** What an endpoint that writes may answer when the index's or the files' disk is full. */
