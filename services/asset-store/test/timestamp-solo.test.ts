@@ -1,6 +1,7 @@
 import { ProcessLock, type DatabaseHandle } from '@svc/database';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
 import { timestampRow } from '../src/assets/timestamp-allocator.repository.js';
 import { withTimestampFence } from '../src/assets/timestamp-fence.js';
@@ -143,6 +144,34 @@ onServer('an instance alone on the timestamp row (solo issuer)', () => {
     expect(a.solo.issuing).toBe(false);
     await expect(b.next()).resolves.toBe(2_100);
     await expect(a.allocator.next()).resolves.toBe(2_101);
+  });
+
+  /** A lone instance that never answers: the solo lock held on a connection that does not listen. */
+  async function stuckHolder(reserveTop: number): Promise<{ ended: Promise<unknown> }> {
+    await sql`update timestamp_allocator set last_issued = ${reserveTop}`.execute(first.db);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const ended = new Promise((resolve) => client.on('error', resolve));
+    await client.query('select pg_advisory_lock($1::bigint)', [soloHandle(SCHEMA).key]);
+    return { ended };
+  }
+
+  it('ends the session of a lone instance that does not let go, and issues above its reserve', async () => {
+    await resetIndex(0);
+    const holder = await stuckHolder(5_099);
+    const started = performance.now();
+    await expect(rowOnly(second, () => 5_000).next()).resolves.toBe(5_100);
+    // Asked for 2 s (eight waits of 250 ms) first.
+    expect(performance.now() - started).toBeGreaterThan(1_900);
+    await expect(holder.ended).resolves.toBeInstanceOf(Error);
+  });
+
+  it('has a rebuild end the session of a lone instance that does not let go', async () => {
+    await resetIndex(0);
+    const holder = await stuckHolder(6_099);
+    const fence = withTimestampFence(new ProcessLock(), url, SCHEMA);
+    await expect(fence.run(() => rowOnly(second, () => 6_000).next())).resolves.toBe(6_100);
+    await expect(holder.ended).resolves.toBeInstanceOf(Error);
   });
 
   it('stays off the row while a rebuild holds the fence, and asks the row meanwhile', async () => {

@@ -126,11 +126,42 @@ export async function holdSoloShared(
   await client.query('select pg_advisory_lock_shared($1::bigint)', [solo.key]);
 }
 
+/**
+ * Ends the server session holding the solo lock exclusively in this database (an instance
+ * that did not give it back when asked: stuck, or cut off from the server). The server then
+ * frees the lock; the row still holds that instance's reserve, so nothing it issued is
+ * issued again. `$1`, `$2`: the key's high and low 32 bits, as `pg_locks` shows them.
+ */
+const END_SOLO_HOLDER = `select pg_terminate_backend(pid) as ended from pg_locks
+  where locktype = 'advisory' and granted and mode = 'ExclusiveLock' and objsubid = 1
+    and database = (select oid from pg_database where datname = current_database())
+    and classid = $1::bigint::oid and objid = $2::bigint::oid`;
+
+function keyHalves(key: string): [string, string] {
+  const k = BigInt.asUintN(64, BigInt(key));
+  return [String(k >> 32n), String(k & 0xffffffffn)];
+}
+
+/** `END_SOLO_HOLDER` over the pool; answers whether a session was ended. */
+export async function endSoloHolder(db: Kysely<Database>, key: string): Promise<boolean> {
+  const { rows } = await db.executeQuery<{ ended: boolean }>(
+    CompiledQuery.raw(END_SOLO_HOLDER, keyHalves(key)),
+  );
+  return rows.some((row) => row.ended);
+}
+
+/** `END_SOLO_HOLDER` on a connection of its own (a rebuild's fence). */
+export async function endSoloHolderOn(client: pg.Client, key: string): Promise<boolean> {
+  const { rows } = await client.query<{ ended: boolean }>(END_SOLO_HOLDER, keyHalves(key));
+  return rows.some((row) => row.ended);
+}
+
 /** The shared row's two allocations over `db`, for the allocator (its `TimestampRow`). */
 export function timestampRow(db: Kysely<Database>, solo: { key: string; channel: string }) {
   return {
     allocate: (clockMs: number, count: number) => allocateTimestamps(db, solo.key, clockMs, count),
     allocateAfterSolo: (clockMs: number, count: number, waitMs: number) =>
       allocateAfterSolo(db, solo, clockMs, count, waitMs),
+    endSoloHolder: () => endSoloHolder(db, solo.key),
   };
 }

@@ -13,13 +13,20 @@ export interface TimestampRow {
   allocate(clockMs: number, count: number): Promise<number | undefined>;
   /** Asks the solo instance to stop, then as `allocate`; throws a lock timeout after `waitMs`. */
   allocateAfterSolo(clockMs: number, count: number, waitMs: number): Promise<number>;
+  /** Ends the session of a solo instance that does not let go (see the repository). */
+  endSoloHolder(): Promise<boolean>;
 }
 
 /** Callers served by one allocation at most. */
 const MAX_BLOCK = 1000;
 /** How long one wait for a solo instance to stop lasts; asked again (it may have missed it). */
 const SOLO_WAIT_MS = 250;
-/** Waits before the ingest fails (503): a solo instance that never answers is stuck. */
+/**
+ * Waits after which its session is ended: a solo instance that does not answer in 2 s is
+ * stuck or cut off, and must not hold every other instance's ingests.
+ */
+const SOLO_WAITS_BEFORE_ENDING = 8;
+/** Waits before the ingest fails (503). */
 const SOLO_WAITS = 20;
 
 /**
@@ -75,6 +82,7 @@ export class TimestampAllocator implements TimestampSource {
         return await this.row.allocateAfterSolo(Math.floor(this.clock()), count, SOLO_WAIT_MS);
       } catch (err) {
         if (!isLockTimeout(err) || wait >= SOLO_WAITS) throw err;
+        if (wait === SOLO_WAITS_BEFORE_ENDING) await this.row.endSoloHolder();
       }
     }
   }

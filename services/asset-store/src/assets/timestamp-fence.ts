@@ -1,10 +1,12 @@
 import { isLockTimeout, type InstanceLock, type LockOutcome } from '@svc/database';
 import pg from 'pg';
-import { holdSoloShared } from './timestamp-allocator.repository.js';
+import { endSoloHolderOn, holdSoloShared } from './timestamp-allocator.repository.js';
 import { soloHandle } from './timestamp-solo.js';
 
 /** One wait for a solo instance to stop; asked again after it (it may have missed it). */
 const WAIT_MS = 250;
+/** Waits after which the session of a solo instance that does not let go is ended (2 s). */
+const WAITS_BEFORE_ENDING = 8;
 
 /**
  * `lock` with the timestamps fenced while its work runs: no instance on the server issues
@@ -28,12 +30,14 @@ async function holdingFence<T>(url: string, schema: string, work: () => Promise<
   client.on('error', () => undefined);
   await client.connect();
   try {
-    for (;;) {
+    const solo = soloHandle(schema);
+    for (let wait = 1; ; wait++) {
       try {
-        await holdSoloShared(client, soloHandle(schema), WAIT_MS);
+        await holdSoloShared(client, solo, WAIT_MS);
         break;
       } catch (err) {
         if (!isLockTimeout(err)) throw err;
+        if (wait % WAITS_BEFORE_ENDING === 0) await endSoloHolderOn(client, solo.key);
       }
     }
     return await work();

@@ -229,6 +229,8 @@ export class SoloIssuer {
       connectionString: this.url,
       options: `-c search_path=${this.schema}`,
       application_name: `${this.schema} timestamps`,
+      // Callers wait while it connects: a server that does not answer sends them to the row.
+      connectionTimeoutMillis: 5_000,
     });
     client.on('notification', (message) => {
       if (message.channel === this.#handle.channel) this.#stop(true);
