@@ -76,18 +76,24 @@ fi
 ceph_tool="${CEPH_S3_TOOL:-../shared/tools/ceph-s3.sh}"
 if [[ -z "${S3_ENDPOINT:-}" && -x "$ceph_tool" ]]; then
   step "starting the Ceph S3 gateway (asset-store S3 suites)"
-  # A first start now and then fails at once (its OSD finds a "wrong fsid"): up to three
-  # tries, each on a fresh folder.
-  for attempt in 1 2 3; do
+  # A first start now and then fails at once (its OSD finds a "wrong fsid"), and under the
+  # load of the image builds all three tries on one port once failed: up to four tries, each
+  # on a fresh folder and its own ports (S3 and, 1000 above, the monitor's), so none meets
+  # what an earlier one left. What a failed try printed is kept beside the results.
+  for attempt in 1 2 3 4; do
     ceph_dir="$(mktemp -d)"
     echo "$ceph_dir" >"$RESULTS_DIR/ceph.dir"
-    if "$ceph_tool" start "$ceph_dir" "${CEPH_S3_PORT:-7480}" >"$RESULTS_DIR/s3.env.part"; then
+    ceph_port=$((${CEPH_S3_PORT:-7480} + (attempt - 1) * 10))
+    if "$ceph_tool" start "$ceph_dir" "$ceph_port" >"$RESULTS_DIR/s3.env.part" \
+      2>"$RESULTS_DIR/ceph-try-$attempt.log"; then
       mv "$RESULTS_DIR/s3.env.part" "$RESULTS_DIR/s3.env"
       break
     fi
-    echo "the Ceph S3 gateway did not start (try $attempt of 3)" >&2
+    echo "the Ceph S3 gateway did not start (try $attempt of 4):" >&2
+    tail -n 5 "$RESULTS_DIR/s3.env.part" "$RESULTS_DIR/ceph-try-$attempt.log" >&2 || true
     "$ceph_tool" stop "$ceph_dir" || true
     rm -f "$RESULTS_DIR/ceph.dir"
+    sleep 5
   done
   [[ -e "$RESULTS_DIR/s3.env" ]] || failed ceph-s3
 fi
