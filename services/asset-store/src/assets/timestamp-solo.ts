@@ -63,8 +63,9 @@ export function soloIssuerFor(index: {
  * instance, which listens, stops issuing from memory at once (its callers from then on go
  * to the row, behind the other instance) and gives the lock back. Each timestamp it issued
  * came before that, and is below the reserve's top, which the other instance then issues
- * above: one order across all instances still. A rebuild holds the lock shared too
- * (`timestampFence`), as it brings in timestamps that are not issued.
+ * above: one order across all instances still. An instance that does not let go within 2 s
+ * has its lock's session ended by the one waiting (`TimestampAllocator`). A rebuild holds the
+ * lock shared too (`withTimestampFence`), as it brings in timestamps that are not issued.
  *
  * Should the solo connection drop, the server frees the lock; this instance stops issuing
  * from memory when its client reports the loss. Until then its timestamps stay unique (the
