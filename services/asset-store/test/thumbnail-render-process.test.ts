@@ -54,7 +54,7 @@ describe('a render process whose service is gone', () => {
       return false;
     }
   }
-  // Linux only: whether the render process is gone is read from /proc.
+  // Skipped off Linux: whether the render process is gone is read from /proc.
   const onLinux = process.platform === 'linux' ? it : it.skip;
 
   onLinux(
