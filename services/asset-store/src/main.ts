@@ -14,6 +14,7 @@ import { openAssetStorage } from './storage/asset-storage.js';
 import { startDigestWorker } from './storage/content-digest.js';
 import { openBlobStore } from './storage/open-blob-store.js';
 import { BlobWatch } from './verifier/blob-watch.js';
+import { PlacementNotices } from './storage/placement-notices.js';
 import { OwnRenames } from './storage/own-renames.js';
 import { UploadExpiry } from './uploads/upload-expiry.js';
 import { uploadStoreFor } from './uploads/upload-store.js';
@@ -43,8 +44,13 @@ async function main(): Promise<void> {
   // Held for the process's life: other instances on the index see this one's jobs and
   // staged uploads as live.
   const presence = await holdInstancePresence(index);
+  // Instances on one server and one folder tell each other of the files they place.
+  const placements =
+    index.target.kind === 'postgres' && config.storage_backend === 'fs'
+      ? PlacementNotices.start(index.target.url, index.schema, logger)
+      : undefined;
   // With S3, storage_root keeps only scratch space (and the embedded index).
-  const blobs = await openBlobStore(config, storage, ownRenames, logger, {
+  const blobs = await openBlobStore(config, storage, { ownRenames, placements }, logger, {
     id: presence.id,
     isGone: (id) => presence.isGone(id),
   });
@@ -81,6 +87,7 @@ async function main(): Promise<void> {
     logger,
     identities: storage.identities,
     metrics,
+    peerPlacements: placements,
   });
   const jobs = new JobService({
     db: index.db,
@@ -150,6 +157,7 @@ async function main(): Promise<void> {
       // After the jobs' outcomes are saved: until then they are this live instance's.
       await presence.close();
       await ports.soloTimestamps?.close();
+      await placements?.close();
       await index.close();
     },
   });

@@ -21,6 +21,7 @@ import {
 } from './blob-store.js';
 import { toAbsolutePath, toRelativePath } from './layout.js';
 import type { OwnRenames } from './own-renames.js';
+import type { PlacementAnnouncer } from './placement-notices.js';
 import { discardFile, stageStream, type PendingTimestamp, type SizeLimit } from './staged-file.js';
 
 /** What changes when a file's content is changed or replaced (as `FileIdentities` reads it). */
@@ -50,6 +51,8 @@ export class FsBlobStore implements BlobStore {
   constructor(
     private readonly storage: Pick<AssetStorage, 'layout' | 'attributes'>,
     ownRenames?: OwnRenames,
+    /** Told of each file placed, for other instances' watches on the same folder. */
+    private readonly placements?: PlacementAnnouncer,
   ) {
     this.#files = new AssetFiles(storage, ownRenames);
   }
@@ -84,7 +87,10 @@ export class FsBlobStore implements BlobStore {
     // syscall, so synchronous: a thread-pool round trip costs every ingest more.
     const verifiedVersion = placement.durable.then(() => {
       const stat = fs.statSync(placement.finalPath, { throwIfNoEntry: false });
-      return stat?.isFile() ? statOf(stat).version : '';
+      if (!stat?.isFile()) return '';
+      const { version } = statOf(stat);
+      this.placements?.announce(staged.hash, version);
+      return version;
     });
     // A failed placement is reported through `durable`; this one is only ever asked after.
     verifiedVersion.catch(() => undefined);

@@ -3,6 +3,7 @@ import type { AssetStorage } from './asset-storage.js';
 import type { BlobStore } from './blob-store.js';
 import { FsBlobStore } from './fs-blob-store.js';
 import type { OwnRenames } from './own-renames.js';
+import type { PlacementAnnouncer } from './placement-notices.js';
 import { s3SettingsFrom, type S3ConfigKeys } from './s3-client.js';
 import { S3BlobStore } from './s3-blob-store.js';
 import type { StagingOwner } from './s3-sweep.js';
@@ -19,12 +20,13 @@ export interface BlobStoreConfig extends S3ConfigKeys {
 export async function openBlobStore(
   config: BlobStoreConfig,
   storage: AssetStorage,
-  ownRenames: OwnRenames,
+  /** The service's own renames, and where the files it places are announced (file system). */
+  echoes: { ownRenames: OwnRenames; placements?: PlacementAnnouncer },
   logger: Pick<Logger, 'info'>,
   /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
   owner?: StagingOwner,
 ): Promise<BlobStore> {
-  if (config.storage_backend === 'fs') return new FsBlobStore(storage, ownRenames);
+  if (config.storage_backend === 'fs') return new FsBlobStore(storage, echoes.ownRenames, echoes.placements);
   const settings = s3SettingsFrom(config);
   const { store, aborted, swept } = await S3BlobStore.open(settings, owner);
   logger.info(

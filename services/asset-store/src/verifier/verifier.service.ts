@@ -11,6 +11,7 @@ import type { BlobStore } from '../storage/blob-store.js';
 import { FsBlobStore } from '../storage/fs-blob-store.js';
 import { isInternal, parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import type { FileIdentities } from '../storage/file-identities.js';
+import type { PeerPlacements } from '../storage/placement-notices.js';
 import type { VerifierMetrics } from '../metrics/asset-metrics.js';
 import { checkBlob, type FileState } from './file-check.js';
 import {
@@ -45,6 +46,8 @@ export interface VerifierDeps {
   concurrency?: number;
   /** Counters for `/metrics`; none in tests that do not look. */
   metrics?: VerifierMetrics;
+  /** Files other instances placed in the same folder, with their identities then. */
+  peerPlacements?: PeerPlacements;
 }
 
 /** What a scrub's caller may pass: a signal that ends it early, and ears for its progress. */
@@ -241,22 +244,41 @@ export class Verifier {
     const rows = new Map<string, AssetRow>();
     // Assets' own file names, looked up together: a burst of ingests (another instance's,
     // on a shared folder) is one query, not one each.
-    const named = new Set<string>();
+    const named = new Map<string, string>();
     for (const raw of relativePaths) {
       const relative = raw.split(path.sep).join('/');
       if (this.#stopping.signal.aborted || relative === '' || isInternal(relative)) continue;
       const parsed = parsePhysicalFilename(path.posix.basename(relative));
-      if (parsed) named.add(parsed.hash);
+      if (parsed) named.set(parsed.hash, relative);
       else
         for (const row of await findAssetsAtOrUnder(this.deps.db, relative))
           rows.set(row.hash, row);
     }
-    const hashes = [...named];
+    const placed = await Promise.all(
+      [...named].map(([hash, name]) => this.#placedByPeer(name, hash).then((ok) => ok && hash)),
+    );
+    for (const hash of placed) if (hash) named.delete(hash);
+    const hashes = [...named.keys()];
     for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
       const batch = hashes.slice(i, i + LOOKUP_BATCH);
       for (const row of await findAssetsByHashes(this.deps.db, batch)) rows.set(row.hash, row);
     }
     await this.#settle([...rows.values()].map((row) => this.verifyAsset(row)));
+  }
+
+  /**
+   * True when another instance announced placing this file and it is still as placed: its
+   * content is what that instance hashed on the way in, so it is recorded as verified
+   * without a read (as this instance's own placements are).
+   */
+  async #placedByPeer(name: string, hash: string): Promise<boolean> {
+    const { identities, peerPlacements } = this.deps;
+    const version = identities && peerPlacements?.take(hash);
+    if (!version) return false;
+    const stat = await this.#blobs.stat(name).catch(() => undefined);
+    if (stat?.version !== version) return false;
+    identities.record(name, version);
+    return true;
   }
 
   /**

@@ -1,0 +1,143 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createLogger } from '@svc/envelope';
+import { testDatabaseMode } from '@svc/testing';
+import { createApp } from '../src/app.js';
+import { findAssetByHash } from '../src/assets/asset.repository.js';
+import { SCHEMA } from '../src/db/database.js';
+import { FileIdentities } from '../src/storage/file-identities.js';
+import { FsBlobStore } from '../src/storage/fs-blob-store.js';
+import { PlacementNotices } from '../src/storage/placement-notices.js';
+import { Verifier } from '../src/verifier/verifier.service.js';
+import { VerifierWorker } from '../src/verifier/verifier.worker.js';
+import { ingestFile } from './asset-helpers.js';
+import { createTestApp, type TestApp } from './test-app.js';
+
+const logger = createLogger('placement-notices-test', 'silent');
+const HASH = 'a'.repeat(64);
+
+/** Polls `read` until it gives something; fails after `ms`. */
+async function eventually<T>(read: () => T | undefined, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`nothing within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// Skipped on the embedded database: notices travel through a server's LISTEN/NOTIFY, and
+// the embedded database has one process, so no other instance to tell.
+const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
+
+onServer('instances on one folder tell each other of the files they place', () => {
+  let t: TestApp;
+  let url: string;
+  const opened: PlacementNotices[] = [];
+  let worker: VerifierWorker | undefined;
+
+  function notices(): PlacementNotices {
+    const n = PlacementNotices.start(url, SCHEMA, logger);
+    opened.push(n);
+    return n;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp('placement_notices');
+    if (t.index.target.kind !== 'postgres') throw new Error('needs a server');
+    url = t.index.target.url;
+  }, 60_000);
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+    for (const n of opened.splice(0)) await n.close();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('reaches the other instance once, not the sender, and only while another listens', async () => {
+    const first = notices();
+    // Alone: nobody listens, so nothing goes out, and a later instance never hears it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(first.peersListening()).toBe(false);
+    first.announce('0'.repeat(64), 'unheard');
+    const second = notices();
+    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+
+    first.announce(HASH, '4096:17:1.5:2.5');
+    expect(await eventually(() => second.take(HASH))).toBe('4096:17:1.5:2.5');
+    expect(second.take(HASH)).toBeUndefined();
+    expect(second.take('0'.repeat(64))).toBeUndefined();
+    expect(first.take(HASH)).toBeUndefined();
+  });
+
+  it('a notice too large for one NOTIFY goes out in parts', async () => {
+    const [first, second] = [notices(), notices()];
+    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+    const hashes = Array.from({ length: 300 }, (_, i) => i.toString(16).padStart(64, '0'));
+    for (const hash of hashes) first.announce(hash, `v${hash.slice(-3)}`);
+    await eventually(() => second.take(hashes[299]!));
+    for (const hash of hashes.slice(0, 299)) expect(second.take(hash)).toBe(`v${hash.slice(-3)}`);
+  });
+
+  it('another instance’s watch takes its new file as verified, and still checks a change', async () => {
+    await t.index.db.deleteFrom('asset').execute();
+    const [placing, watching] = [notices(), notices()];
+    await eventually(() => (placing.peersListening() && watching.peersListening()) || undefined);
+    const app = createApp({
+      config: t.config,
+      storage: t.storage,
+      blobs: new FsBlobStore(t.storage, undefined, placing),
+      clock: Date.now,
+      db: t.index.db,
+      ping: t.index.ping,
+      logger,
+      version: '0.1.0',
+    });
+    // The other instance: its own verifier, identities and watch on the same folder.
+    const identities = new FileIdentities();
+    const verifier = new Verifier({
+      db: t.index.db,
+      layout: t.storage.layout,
+      attributes: t.storage.attributes,
+      logger,
+      identities,
+      peerPlacements: watching,
+    });
+    const checked: string[] = [];
+    const verifyAsset = verifier.verifyAsset.bind(verifier);
+    verifier.verifyAsset = (row, lane) => {
+      checked.push(row.hash);
+      return verifyAsset(row, lane);
+    };
+    worker = VerifierWorker.start({
+      verifier,
+      root: t.storageRoot,
+      intervalHours: 0,
+      logger,
+      debounce: { quietMs: 100, maxWaitMs: 300 },
+    });
+    await worker.ready;
+
+    const stored = await ingestFile(app, 'placed by the other instance', 'placed.txt');
+    const file = path.join(t.storageRoot, stored.filename);
+    const version = () => {
+      const stat = fs.statSync(file);
+      return `${stat.size}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
+    };
+    await eventually(() => identities.matches(stored.filename, version()) || undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(checked).toEqual([]);
+
+    fs.writeFileSync(file, 'changed behind its back');
+    const until = Date.now() + 5_000;
+    while (!(await findAssetByHash(t.index.db, stored.hash))?.is_corrupted) {
+      if (Date.now() > until) throw new Error('the change was not flagged within 5 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(checked).toEqual([stored.hash]);
+    expect(identities.matches(stored.filename, version())).toBe(false);
+  });
+});
