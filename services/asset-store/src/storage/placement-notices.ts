@@ -18,7 +18,7 @@ const HELLO_EVERY_MS = 20_000;
 const PEER_FORGOTTEN_MS = 3 * HELLO_EVERY_MS;
 /** How long a notice waits for its watch event (which comes within the watch's debounce). */
 const NOTICE_KEPT_MS = 60_000;
-const NOTICES_KEPT = 200_000;
+const NOTICES_KEPT = 50_000;
 /** A `NOTIFY` payload is at most 8000 bytes; one line is a hash and a version (~110 bytes). */
 const PAYLOAD_BYTES = 7_500;
 const RECONNECT_MS = 1_000;
