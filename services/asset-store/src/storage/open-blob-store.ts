@@ -26,7 +26,8 @@ export async function openBlobStore(
   /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
   owner?: StagingOwner,
 ): Promise<BlobStore> {
-  if (config.storage_backend === 'fs') return new FsBlobStore(storage, echoes.ownRenames, echoes.placements);
+  if (config.storage_backend === 'fs')
+    return new FsBlobStore(storage, echoes.ownRenames, echoes.placements);
   const settings = s3SettingsFrom(config);
   const { store, aborted, swept } = await S3BlobStore.open(settings, owner);
   logger.info(
