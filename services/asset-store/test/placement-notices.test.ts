@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import { testDatabaseMode } from '@svc/testing';
+import { sql } from 'kysely';
 import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { SCHEMA } from '../src/db/database.js';
@@ -80,6 +81,22 @@ onServer('instances on one folder tell each other of the files they place', () =
     for (const hash of hashes) first.announce(hash, `v${hash.slice(-3)}`);
     await eventually(() => second.take(hashes[299]!));
     for (const hash of hashes.slice(0, 299)) expect(second.take(hash)).toBe(`v${hash.slice(-3)}`);
+  });
+
+  it('connects again after its connection is cut, and notices flow again', async () => {
+    const [first, second] = [notices(), notices()];
+    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+    const { rows } = await sql<{ ended: boolean }>`select pg_terminate_backend(pid) as ended
+      from pg_stat_activity where application_name = ${`${SCHEMA} placements`}
+        and datname = current_database()`.execute(t.index.db);
+    expect(rows.map((r) => r.ended)).toEqual([true, true]);
+    // Reconnected within about a second (each then says hello under a new id).
+    const hash = 'b'.repeat(64);
+    const heard = await eventually(() => {
+      first.announce(hash, 'after the cut');
+      return second.take(hash);
+    });
+    expect(heard).toBe('after the cut');
   });
 
   it('another instance’s watch takes its new file as verified, and still checks a change', async () => {

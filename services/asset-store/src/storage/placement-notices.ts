@@ -43,7 +43,8 @@ const NOTIFY = 'select pg_notify($1, payload) from unnest($2::text[]) as payload
  * 20 s. A lost connection loses notices, never files: the watch then hashes those files.
  */
 export class PlacementNotices implements PlacementAnnouncer, PeerPlacements {
-  readonly #id = randomUUID();
+  /** New on each connection, so peers answer a reconnected instance's hello as a new one's. */
+  #id = randomUUID();
   readonly #channel: string;
   /** Hash → version and when heard; insertion order is time order. */
   readonly #heard = new Map<string, { version: string; at: number }>();
@@ -204,6 +205,7 @@ export class PlacementNotices implements PlacementAnnouncer, PeerPlacements {
       return;
     }
     this.#client = client;
+    this.#id = randomUUID();
     this.#sayHello();
     this.#hello = setInterval(() => this.#sayHello(), HELLO_EVERY_MS);
     this.#hello.unref();
