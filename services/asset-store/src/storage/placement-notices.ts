@@ -57,6 +57,8 @@ export class PlacementNotices implements PlacementAnnouncer, PeerPlacements {
   #hello: NodeJS.Timeout | undefined;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Whether the loss was logged since the last connection: one line per outage, not per try. */
+  #lossLogged = false;
 
   private constructor(
     private readonly url: string,
@@ -187,7 +189,8 @@ export class PlacementNotices implements PlacementAnnouncer, PeerPlacements {
       clearInterval(this.#hello);
       client.end().catch(() => undefined);
       if (this.#closed) return;
-      this.logger.warn({ err }, 'placement notices cut off; reconnecting');
+      if (!this.#lossLogged) this.logger.warn({ err }, 'placement notices cut off; reconnecting');
+      this.#lossLogged = true;
       this.#retry = setTimeout(() => void this.#connect(), RECONNECT_MS);
       this.#retry.unref();
     };
@@ -205,6 +208,7 @@ export class PlacementNotices implements PlacementAnnouncer, PeerPlacements {
       return;
     }
     this.#client = client;
+    this.#lossLogged = false;
     this.#id = randomUUID();
     this.#sayHello();
     this.#hello = setInterval(() => this.#sayHello(), HELLO_EVERY_MS);
