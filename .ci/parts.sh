@@ -43,6 +43,7 @@ if docker_ready; then
   # The image build and the compose smoke run beside the test steps, which are the run's
   # critical path: the engine (and every container it starts from now on) yields the CPU
   # to them. On a fresh machine the build took 376 s of both cores while the tests waited.
+  # shellcheck disable=SC2046 # one argument per process id
   renice -n 10 -p $(pgrep -x dockerd) $(pgrep -x containerd) >/dev/null 2>&1 || true
   export -p | grep -E ' (TESTCONTAINERS_RYUK_DISABLED|DOCKER_BUILDKIT)=' >"$RESULTS_DIR/docker.env"
   echo ready >"$RESULTS_DIR/docker.state.part"
