@@ -254,10 +254,7 @@ export class Verifier {
         for (const row of await findAssetsAtOrUnder(this.deps.db, relative))
           rows.set(row.hash, row);
     }
-    const placed = await Promise.all(
-      [...named].map(([hash, name]) => this.#placedByPeer(name, hash).then((ok) => ok && hash)),
-    );
-    for (const hash of placed) if (hash) named.delete(hash);
+    for (const [hash, name] of named) if (await this.#placedByPeer(name, hash)) named.delete(hash);
     const hashes = [...named.keys()];
     for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
       const batch = hashes.slice(i, i + LOOKUP_BATCH);
@@ -267,9 +264,8 @@ export class Verifier {
   }
 
   /**
-   * True when another instance announced placing this file and it is still as placed: its
-   * content is what that instance hashed on the way in, so it is recorded as verified
-   * without a read (as this instance's own placements are).
+   * True when another instance announced this file and it is still as placed: recorded as
+   * verified without a read (that instance hashed it on the way in), as our own placements are.
    */
   async #placedByPeer(name: string, hash: string): Promise<boolean> {
     const { identities, peerPlacements } = this.deps;
