@@ -12,9 +12,9 @@ export function findChromium(): string | undefined {
 }
 
 /**
- * `describe` when a Chromium is installed, else `describe.skip` with a line saying so. Under
- * CI a missing browser is a failure, not a skip: the suite would pass without testing.
- * Shared by both services' browser tests.
+ * `describe` when a Chromium is installed; without one, the suite is skipped with a line
+ * saying so. Under CI a missing browser is a failure, not a skip: the suite would pass
+ * without testing. Shared by both services' browser tests.
  */
 export function describeInBrowser(): jest.Describe {
   if (findChromium()) return describe;
