@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { testDatabaseMode } from '@svc/testing';
+import { waitUntil } from '@svc/testing/service-process';
 import { sql } from 'kysely';
-import { openIndex } from '../src/db/database.js';
+import { openIndex, SCHEMA } from '../src/db/database.js';
 import { ingest, useInstances, type Instance } from './instance-harness.js';
 
 // Two starts of the whole service through tsx.
@@ -37,13 +38,11 @@ onServer('two instances on one folder', () => {
             await sql<{
               n: number;
             }>`select count(*)::int as n from pg_stat_activity
-              where application_name = 'asset_store placements' and datname = current_database()`.execute(
+              where application_name = ${`${SCHEMA} placements`} and datname = current_database()`.execute(
               index.db,
             )
           ).rows[0]!.n;
-        const until = Date.now() + 10_000;
-        while ((await listeners()) < 2 && Date.now() < until)
-          await new Promise((r) => setTimeout(r, 50));
+        await waitUntil(async () => (await listeners()) === 2, 10_000);
         await new Promise((r) => setTimeout(r, 300));
         const [checkedA, checkedB] = [await filesChecked(a), await filesChecked(b)];
 
@@ -59,15 +58,12 @@ onServer('two instances on one folder', () => {
 
         const changed = stored[0]!;
         fs.writeFileSync(path.join(sandbox.dir, 'assets', changed.filename), 'behind its back');
-        const flagged = Date.now() + 10_000;
-        for (;;) {
+        await waitUntil(async () => {
           const { rows } = await sql<{
             is_corrupted: boolean;
           }>`select is_corrupted from asset where hash = ${changed.hash}`.execute(index.db);
-          if (rows[0]!.is_corrupted) break;
-          if (Date.now() > flagged) throw new Error('the changed file was not flagged');
-          await new Promise((r) => setTimeout(r, 100));
-        }
+          return rows[0]!.is_corrupted;
+        }, 10_000);
         await new Promise((r) => setTimeout(r, 1_000));
         expect(await filesChecked(a)).toBeGreaterThan(checkedA);
         expect(await filesChecked(b)).toBeGreaterThan(checkedB);

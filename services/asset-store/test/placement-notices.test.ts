@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import { testDatabaseMode } from '@svc/testing';
+import { waitUntil } from '@svc/testing/service-process';
 import { sql } from 'kysely';
 import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
@@ -17,15 +18,24 @@ import { createTestApp, type TestApp } from './test-app.js';
 const logger = createLogger('placement-notices-test', 'silent');
 const HASH = 'a'.repeat(64);
 
-/** Polls `read` until it gives something; fails after `ms`. */
-async function eventually<T>(read: () => T | undefined, ms = 5_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`nothing within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Waits until each of `all` has heard another instance say it listens. */
+function listening(...all: PlacementNotices[]): Promise<void> {
+  return waitUntil(() => Promise.resolve(all.every((n) => n.peersListening())), 5_000);
+}
+
+/** Waits until `notices` heard of `hash` (doing `meanwhile` before each look); its version. */
+async function heardOf(
+  notices: PlacementNotices,
+  hash: string,
+  meanwhile?: () => void,
+): Promise<string> {
+  let version: string | undefined;
+  await waitUntil(() => {
+    meanwhile?.();
+    version = notices.take(hash);
+    return Promise.resolve(version !== undefined);
+  }, 5_000);
+  return version!;
 }
 
 // Skipped on the embedded database: notices travel through a server's LISTEN/NOTIFY, and
@@ -65,10 +75,10 @@ onServer('instances on one folder tell each other of the files they place', () =
     expect(first.peersListening()).toBe(false);
     first.announce('0'.repeat(64), 'unheard');
     const second = notices();
-    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+    await listening(first, second);
 
     first.announce(HASH, '4096:17:1.5:2.5');
-    expect(await eventually(() => second.take(HASH))).toBe('4096:17:1.5:2.5');
+    expect(await heardOf(second, HASH)).toBe('4096:17:1.5:2.5');
     expect(second.take(HASH)).toBeUndefined();
     expect(second.take('0'.repeat(64))).toBeUndefined();
     expect(first.take(HASH)).toBeUndefined();
@@ -76,33 +86,30 @@ onServer('instances on one folder tell each other of the files they place', () =
 
   it('a notice too large for one NOTIFY goes out in parts', async () => {
     const [first, second] = [notices(), notices()];
-    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+    await listening(first, second);
     const hashes = Array.from({ length: 300 }, (_, i) => i.toString(16).padStart(64, '0'));
     for (const hash of hashes) first.announce(hash, `v${hash.slice(-3)}`);
-    await eventually(() => second.take(hashes[299]!));
+    expect(await heardOf(second, hashes[299]!)).toBe(`v${hashes[299]!.slice(-3)}`);
     for (const hash of hashes.slice(0, 299)) expect(second.take(hash)).toBe(`v${hash.slice(-3)}`);
   });
 
   it('connects again after its connection is cut, and notices flow again', async () => {
     const [first, second] = [notices(), notices()];
-    await eventually(() => (first.peersListening() && second.peersListening()) || undefined);
+    await listening(first, second);
     const { rows } = await sql<{ ended: boolean }>`select pg_terminate_backend(pid) as ended
       from pg_stat_activity where application_name = ${`${SCHEMA} placements`}
         and datname = current_database()`.execute(t.index.db);
     expect(rows.map((r) => r.ended)).toEqual([true, true]);
     // Reconnected within about a second (each then says hello under a new id).
     const hash = 'b'.repeat(64);
-    const heard = await eventually(() => {
-      first.announce(hash, 'after the cut');
-      return second.take(hash);
-    });
+    const heard = await heardOf(second, hash, () => first.announce(hash, 'after the cut'));
     expect(heard).toBe('after the cut');
   });
 
   it('another instance’s watch takes its new file as verified, and still checks a change', async () => {
     await t.index.db.deleteFrom('asset').execute();
     const [placing, watching] = [notices(), notices()];
-    await eventually(() => (placing.peersListening() && watching.peersListening()) || undefined);
+    await listening(placing, watching);
     const app = createApp({
       config: t.config,
       storage: t.storage,
@@ -144,16 +151,15 @@ onServer('instances on one folder tell each other of the files they place', () =
       const stat = fs.statSync(file);
       return `${stat.size}:${stat.ino}:${stat.mtimeMs}:${stat.ctimeMs}`;
     };
-    await eventually(() => identities.matches(stored.filename, version()) || undefined);
+    await waitUntil(() => Promise.resolve(identities.matches(stored.filename, version())), 5_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(checked).toEqual([]);
 
     fs.writeFileSync(file, 'changed behind its back');
-    const until = Date.now() + 5_000;
-    while (!(await findAssetByHash(t.index.db, stored.hash))?.is_corrupted) {
-      if (Date.now() > until) throw new Error('the change was not flagged within 5 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(
+      async () => (await findAssetByHash(t.index.db, stored.hash))?.is_corrupted === true,
+      5_000,
+    );
     expect(checked).toEqual([stored.hash]);
     expect(identities.matches(stored.filename, version())).toBe(false);
   });
