@@ -160,7 +160,8 @@ onServer('instances on one folder tell each other of the files they place', () =
       async () => (await findAssetByHash(t.index.db, stored.hash))?.is_corrupted === true,
       5_000,
     );
-    expect(checked).toEqual([stored.hash]);
+    // Checked, and nothing else: a write the watch sees as two changes is checked twice.
+    expect(new Set(checked)).toEqual(new Set([stored.hash]));
     expect(identities.matches(stored.filename, version())).toBe(false);
   });
 });
