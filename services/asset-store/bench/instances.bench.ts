@@ -21,8 +21,11 @@ import {
  * `pnpm --filter asset-store bench:instances` (needs TEST_DATABASE_URL): two built
  * instances on one fresh database and one storage root. Pairs of rounds of 2,000 ingests of
  * 4 KiB over 8 connections: all to one instance, then split over both (4 connections
- * each); the target is both together >= 0.9 x one alone. Then the timestamp allocator
- * alone: one round trip's latency, and what a timestamp costs with 8 callers at once.
+ * each); the target is both together >= 0.9 x one alone. Each pair also times one instance
+ * alone at 4 connections, the load each instance gets in the split round, to tell what two
+ * processes cost from what half the concurrency costs (bench/NOTES.md, session 29). Then the
+ * timestamp allocator alone: one round trip's latency, and what a timestamp costs with 8
+ * callers at once.
  */
 const SMALL = 4096;
 const COUNT = 2000;
@@ -44,10 +47,11 @@ interface Round {
   cpu: number;
 }
 
-/** A pair: a round to one instance, then one split over both. */
+/** A pair: a round to one instance, then one split over both; and one instance at half the connections. */
 interface Pair {
   one: Round;
   two: Round;
+  half: Round;
 }
 
 /** Ingest rate and CPU seconds of `COUNT` ingests split evenly over `targets`. */
@@ -55,6 +59,7 @@ async function round(
   targets: Proc[],
   all: Proc[],
   body: { body: Buffer; type: string },
+  connections = CONNECTIONS,
 ): Promise<Round> {
   await settleAll(all);
   const cpu = all.reduce((s, p) => s + cpuSeconds(p.child.pid!), 0);
@@ -67,7 +72,7 @@ async function round(
         body.body,
         body.type,
         COUNT / targets.length,
-        CONNECTIONS / targets.length,
+        connections / targets.length,
       ),
     ),
   );
@@ -131,6 +136,7 @@ async function main(): Promise<void> {
     const pair = async (): Promise<Pair> => ({
       one: await round([a], procs, body),
       two: await round([a, b], procs, body),
+      half: await round([a], procs, body, CONNECTIONS / 2),
     });
     const warm: Pair[] = [];
     for (let i = 0; i < WARM_PAIRS; i++) warm.push(await pair());
@@ -160,6 +166,7 @@ async function main(): Promise<void> {
       `  CPU seconds (both services) ${m((p) => p.one.cpu)
         .toFixed(2)
         .padEnd(12)} ${m((p) => p.two.cpu).toFixed(2)}`,
+      `  one alone, ${CONNECTIONS / 2} connections    ${m((p) => p.half.rps).toFixed(0)} req/s, ${pct(m((p) => p.half.rps / p.one.rps))} of one alone; both together ${pct(m((p) => p.two.rps / p.half.rps))} of it (not judged)`,
       `  pairs: req/s one            ${pairs.map((p) => p.one.rps.toFixed(0)).join(' / ')}`,
       `         req/s both           ${pairs.map((p) => p.two.rps.toFixed(0)).join(' / ')}`,
       `         ratio                ${ratios.map(pct).join(' / ')}`,
