@@ -61,6 +61,7 @@ export async function fuzzOpenApi(options: OpenApiFuzzOptions): Promise<FuzzRepo
     unsendable: 0,
     dropped: 0,
     statuses: {},
+    // Skipped operations are the caller's, each with its reason; more join when unfuzzable.
     skipped: { ...options.skip },
   };
   const ops = operationsOf(doc, report.skipped).filter((op) => !(op.key in report.skipped));
