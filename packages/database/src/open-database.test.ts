@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { testDatabaseMode, type TestDatabase } from '@svc/testing';
-import { migrateToLatest } from './migrate.js';
+import { migrateToLatest, openMigrated } from './migrate.js';
 import { databaseTarget, openDatabase, type DatabaseHandle } from './open-database.js';
 import { migrations, openTestHandle, SCHEMA, type Db } from './test-fixture.js';
 
@@ -99,8 +99,30 @@ describe('openDatabase and migrateToLatest', () => {
   });
 });
 
-// Skipped on PGlite: it has no pool and no server to drop a connection.
+// Skipped on PGlite: it has no pool and no server to drop a connection, and one folder
+// admits one instance.
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
+onServer('several instances', () => {
+  it('opens and migrates the same new schema from several instances at once', async () => {
+    // PostgreSQL's `create schema if not exists` is not safe against a concurrent twin: the
+    // loser fails on pg_namespace's unique index. Instances that start together must not.
+    const schema = 'config_race';
+    const opened = await Promise.allSettled(
+      Array.from({ length: 6 }, () => openMigrated<Db>(testDb.target, schema, migrations)),
+    );
+    await Promise.all(
+      opened.map((o) => (o.status === 'fulfilled' ? o.value.close() : Promise.resolve())),
+    );
+    expect(opened.map((o) => (o.status === 'fulfilled' ? 'opened' : String(o.reason)))).toEqual(
+      Array(6).fill('opened'),
+    );
+    const { rows } = await sql<{ name: string }>`
+      select name from ${sql.table(`${schema}.kysely_migration`)}
+    `.execute(handle.db);
+    expect(rows).toEqual([{ name: '20260101000000_create_item' }]);
+  });
+});
+
 onServer('the pool', () => {
   it('survives the server dropping a connection while it is checked out', async () => {
     const failed = handle.db.connection().execute(async (conn) => {

@@ -72,7 +72,7 @@ async function openServer<DB>(
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
   try {
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    await ensureSchema(db, schema);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -90,6 +90,22 @@ async function openServer<DB>(
       await db.destroy();
     },
   };
+}
+
+/**
+ * Creates the schema when absent. `create schema if not exists` alone is not enough: two
+ * instances starting together both pass its check, and the loser fails on pg_namespace's
+ * unique index, so that failure counts as success once the schema is there.
+ */
+async function ensureSchema<DB>(db: Kysely<DB>, schema: string): Promise<void> {
+  const exists = async () =>
+    (await sql`select 1 from pg_namespace where nspname = ${schema}`.execute(db)).rows.length > 0;
+  if (await exists()) return;
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (err) {
+    if (!(await exists())) throw err;
+  }
 }
 
 async function openEmbedded<DB>(
