@@ -99,8 +99,8 @@ describe('openDatabase and migrateToLatest', () => {
   });
 });
 
-// Skipped on PGlite: it has no pool and no server to drop a connection, and one folder
-// admits one instance.
+// PGlite has no pool, no server to drop a connection, and one folder admits one instance:
+// Skipped on PGlite, where none of these can happen.
 const onServer = testDatabaseMode() === 'postgres' ? describe : describe.skip;
 onServer('several instances', () => {
   it('opens and migrates the same new schema from several instances at once', async () => {

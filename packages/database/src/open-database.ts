@@ -93,9 +93,10 @@ async function openServer<DB>(
 }
 
 /**
- * Creates the schema when absent. `create schema if not exists` alone is not enough: two
- * instances starting together both pass its check, and the loser fails on pg_namespace's
- * unique index, so that failure counts as success once the schema is there.
+ * Creates the schema when absent. Looks first because `create schema` asks for the CREATE
+ * privilege on the database even when the schema exists. And `if not exists` alone is not
+ * enough: two instances starting together both pass its check, the loser fails on
+ * pg_namespace's unique index, so that failure counts as success once the schema is there.
  */
 async function ensureSchema<DB>(db: Kysely<DB>, schema: string): Promise<void> {
   const exists = async () =>
