@@ -3,9 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@svc/testing';
 import { sql } from 'kysely';
-import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
-import { allocateTimestamps, timestampRow } from '../src/assets/timestamp-allocator.repository.js';
-import { soloHandle } from '../src/assets/timestamp-solo.js';
+import { TimestampAllocator } from '../src/timestamps/timestamp-allocator.js';
+import {
+  allocateTimestamps,
+  timestampRow,
+} from '../src/timestamps/timestamp-allocator.repository.js';
+import { soloHandle } from '../src/timestamps/timestamp-solo.js';
 import { openIndex, SCHEMA } from '../src/db/database.js';
 import {
   cpuSeconds,

@@ -19,7 +19,7 @@ import {
 import { searchQuery } from '../src/search/search.schemas.js';
 import { parseInput } from '../src/validation.js';
 import { searchFilter, windowOf } from '../src/search/search.service.js';
-import { openAssetStorage } from '../src/storage/asset-storage.js';
+import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 
 /**
  * `pnpm --filter asset-store bench:query`: 1,000,000 synthetic rows inserted directly with

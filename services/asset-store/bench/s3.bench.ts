@@ -9,7 +9,7 @@ import {
   createS3Client,
   deleteObjectsUnder,
   ensureBucket,
-} from '../src/storage/s3-client.js';
+} from '../src/storage/s3/s3-client.js';
 import {
   cpuSeconds,
   envNumber,

@@ -6,7 +6,7 @@ import type { DatabaseHandle } from '@svc/database';
 import { createLogger } from '@svc/envelope';
 import { createTestDatabase } from '@svc/testing';
 import { openIndex, type Database } from '../src/db/database.js';
-import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
+import { openAssetStorage, type AssetStorage } from '../src/storage/fs/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';
 
 /** Indexed assets of random content in /tmp, for the scrub benchmarks. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { JobService } from '../src/jobs/job.service.js';
-import { FsBlobStore } from '../src/storage/fs-blob-store.js';
+import { FsBlobStore } from '../src/storage/fs/fs-blob-store.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { createScrubFixture } from './scrub-fixture.js';
 

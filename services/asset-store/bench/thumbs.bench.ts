@@ -12,7 +12,7 @@ import { createApp } from '../src/app.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
 import { configSchema } from '../src/config.js';
 import { openIndex } from '../src/db/database.js';
-import { openAssetStorage } from '../src/storage/asset-storage.js';
+import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';
 import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbnail.renderer.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readConfig } from './config.js';
-import { s3SettingsFrom } from './storage/s3-client.js';
+import { s3SettingsFrom } from './storage/s3/s3-client.js';
 
 const serviceDir = path.resolve(import.meta.dirname, '..');
 

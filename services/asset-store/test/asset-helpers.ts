@@ -7,7 +7,7 @@ import request from 'supertest';
 import type { App } from '../src/app.js';
 import { encodeAttributes } from '../src/storage/attributes.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
-import { parseSidecar, sidecarName } from '../src/storage/sidecar-attribute-store.js';
+import { parseSidecar, sidecarName } from '../src/storage/sidecar-format.js';
 import {
   deleteBehindItsBack,
   objectExists,

@@ -8,7 +8,7 @@ import type { Database } from '../src/db/database.js';
 import type { AssetAttributes } from '../src/storage/attributes.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
 import { putBehindItsBack } from './s3-bucket.js';
-import { createAttributeStore } from '../src/storage/fallback-attribute-store.js';
+import { createAttributeStore } from '../src/storage/fs/fallback-attribute-store.js';
 import { physicalFilename, storageLayout, toAbsolutePath } from '../src/storage/layout.js';
 
 let nextTimestamp = 1_700_000_000_000;

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { describeS3 } from '@svc/testing';
 import request from 'supertest';
-import { createS3Client } from '../src/storage/s3-client.js';
+import { createS3Client } from '../src/storage/s3/s3-client.js';
 import { expectedHash, ingestData, ingestFile, rowCount } from './asset-helpers.js';
 import { testS3Settings } from './s3-bucket.js';
 import { useS3Blobs, useTestApp, type TestApp } from './test-app.js';

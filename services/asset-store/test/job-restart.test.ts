@@ -3,7 +3,7 @@ import path from 'node:path';
 import { freePort, spawnService, waitUntil } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
 import pino from 'pino';
-import { openAssetStorage } from '../src/storage/asset-storage.js';
+import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');

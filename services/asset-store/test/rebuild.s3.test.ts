@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describeS3 } from '@svc/testing';
 import request from 'supertest';
-import { createS3Client } from '../src/storage/s3-client.js';
+import { createS3Client } from '../src/storage/s3/s3-client.js';
 import { expectedHash, ingestFile } from './asset-helpers.js';
 import { testS3Settings } from './s3-bucket.js';
 import { useS3Blobs, useTestApp } from './test-app.js';

@@ -13,8 +13,8 @@ import {
   isNotFound,
   listObjectsUnder,
   type S3Settings,
-} from '../src/storage/s3-client.js';
-import { S3BlobStore } from '../src/storage/s3-blob-store.js';
+} from '../src/storage/s3/s3-client.js';
+import { S3BlobStore } from '../src/storage/s3/s3-blob-store.js';
 
 /** The store's settings for a bucket on the test run's S3. */
 export function testS3Settings(s3: TestS3, bucket: string, prefix = ''): S3Settings {

@@ -5,7 +5,7 @@ import { describeS3, TcpProxy } from '@svc/testing';
 import { freePort, spawnService, waitUntil } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
 import request from 'supertest';
-import { createS3Client, deleteObjectsUnder } from '../src/storage/s3-client.js';
+import { createS3Client, deleteObjectsUnder } from '../src/storage/s3/s3-client.js';
 import { ingestFile, listen, type Ingested } from './asset-helpers.js';
 import { testS3Settings } from './s3-bucket.js';
 import { bucketState, ingestInTwoHalves, type Answer } from './s3-faults-helpers.js';

@@ -10,7 +10,7 @@ import {
 import { describeS3 } from '@svc/testing';
 import { freePort, spawnService } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
-import { createS3Client, deleteObjectsUnder, ensureBucket } from '../src/storage/s3-client.js';
+import { createS3Client, deleteObjectsUnder, ensureBucket } from '../src/storage/s3/s3-client.js';
 import { testS3Settings } from './s3-bucket.js';
 
 const ENTRY = path.resolve(import.meta.dirname, '..', 'src', 'main.ts');

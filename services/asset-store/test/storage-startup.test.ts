@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
-import { openAssetStorage } from '../src/storage/asset-storage.js';
+import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { ingestFile } from './asset-helpers.js';
 import { useTestApp } from './test-app.js';
 

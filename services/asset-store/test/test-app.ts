@@ -12,10 +12,10 @@ import { createLogger } from '@svc/envelope';
 import { createApp, type App } from '../src/app.js';
 import { configSchema, type Config } from '../src/config.js';
 import { indexPorts, openIndex, type Database } from '../src/db/database.js';
-import { soloIssuerFor } from '../src/assets/timestamp-solo.js';
-import { openAssetStorage, type AssetStorage } from '../src/storage/asset-storage.js';
+import { soloIssuerFor } from '../src/timestamps/timestamp-solo.js';
+import { openAssetStorage, type AssetStorage } from '../src/storage/fs/asset-storage.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
-import { FsBlobStore } from '../src/storage/fs-blob-store.js';
+import { FsBlobStore } from '../src/storage/fs/fs-blob-store.js';
 import { openTestBucket } from './s3-bucket.js';
 
 /** One test file's world: its own database, storage folder and app. */

@@ -2,11 +2,11 @@ import { ProcessLock, type DatabaseHandle } from '@svc/database';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
-import { timestampRow } from '../src/assets/timestamp-allocator.repository.js';
-import { withTimestampFence } from '../src/assets/timestamp-fence.js';
-import { SoloIssuer, soloHandle, type SoloTiming } from '../src/assets/timestamp-solo.js';
-import { timestampSourceContract } from '../src/assets/timestamp-source.contract.js';
+import { TimestampAllocator } from '../src/timestamps/timestamp-allocator.js';
+import { timestampRow } from '../src/timestamps/timestamp-allocator.repository.js';
+import { withTimestampFence } from '../src/timestamps/timestamp-fence.js';
+import { SoloIssuer, soloHandle, type SoloTiming } from '../src/timestamps/timestamp-solo.js';
+import { timestampSourceContract } from '../src/timestamps/timestamp-source.contract.js';
 import { openIndex, SCHEMA, type Database } from '../src/db/database.js';
 import { insertAssetRow } from './factories.js';
 

@@ -2,11 +2,11 @@ import { createTestDatabase, type TestDatabase } from '@svc/testing';
 import type { DatabaseHandle } from '@svc/database';
 import { sql } from 'kysely';
 import { maxAssetTimestamp } from '../src/assets/asset.repository.js';
-import { TimestampAllocator } from '../src/assets/timestamp-allocator.js';
-import { timestampRow } from '../src/assets/timestamp-allocator.repository.js';
-import { TimestampIssuer } from '../src/assets/timestamp-issuer.js';
-import { soloHandle } from '../src/assets/timestamp-solo.js';
-import { timestampSourceContract } from '../src/assets/timestamp-source.contract.js';
+import { TimestampAllocator } from '../src/timestamps/timestamp-allocator.js';
+import { timestampRow } from '../src/timestamps/timestamp-allocator.repository.js';
+import { TimestampIssuer } from '../src/timestamps/timestamp-issuer.js';
+import { soloHandle } from '../src/timestamps/timestamp-solo.js';
+import { timestampSourceContract } from '../src/timestamps/timestamp-source.contract.js';
 import { openIndex, SCHEMA, type Database } from '../src/db/database.js';
 import { insertAssetRow } from './factories.js';
 

@@ -3,7 +3,7 @@ import { createLogger } from '@svc/envelope';
 import { describeS3 } from '@svc/testing';
 import request from 'supertest';
 import { createApp, type App } from '../src/app.js';
-import { createS3Client } from '../src/storage/s3-client.js';
+import { createS3Client } from '../src/storage/s3/s3-client.js';
 import { BlobWatch } from '../src/verifier/blob-watch.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { ingestFile } from './asset-helpers.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { OwnRenames } from '../src/storage/own-renames.js';
+import { OwnRenames } from '../src/storage/fs/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
 import { ingestFile } from './asset-helpers.js';

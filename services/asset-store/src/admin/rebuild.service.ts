@@ -10,7 +10,7 @@ import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
 import type { BlobEntry, BlobStore } from '../storage/blob-store.js';
-import { FsBlobStore } from '../storage/fs-blob-store.js';
+import { FsBlobStore } from '../storage/fs/fs-blob-store.js';
 import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
 import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
 import {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import { blobNotFound, type BlobStore, type ByteRange } from '../storage/blob-store.js';
-import type { FileIdentities } from '../storage/file-identities.js';
+import type { FileIdentities } from '../storage/fs/file-identities.js';
 import { toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { toAssetRecord, type AssetRecord } from './asset.model.js';
 import {

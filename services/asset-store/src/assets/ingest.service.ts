@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import type { IngestMetrics, IngestRoute } from '../metrics/asset-metrics.js';
 import { assetErrors } from '../errors.js';
 import type { AssetAttributes } from '../storage/attributes.js';
-import type { FileIdentities } from '../storage/file-identities.js';
+import type { FileIdentities } from '../storage/fs/file-identities.js';
 import type { BlobStore, StagedBlob } from '../storage/blob-store.js';
 import { chooseExtension, physicalFilename } from '../storage/layout.js';
 import { AssetIndexWriter } from './asset-index-writer.js';
@@ -22,7 +22,7 @@ import {
   type FileIngestFields,
   type IngestFields,
 } from './asset.schemas.js';
-import type { TimestampSource } from './timestamp-issuer.js';
+import type { TimestampSource } from '../timestamps/timestamp-issuer.js';
 
 /** The `data` of both ingest answers. */
 export interface IngestResult {

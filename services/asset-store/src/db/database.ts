@@ -6,7 +6,7 @@ import type { AssetTable } from '../assets/asset.table.js';
 import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
 import type { JobTable } from '../jobs/job.table.js';
-import type { TimestampAllocatorTable } from '../assets/timestamp-allocator.table.js';
+import type { TimestampAllocatorTable } from '../timestamps/timestamp-allocator.table.js';
 
 /** The asset-store schema as Kysely sees it. */
 export interface Database {

@@ -132,19 +132,22 @@ export function blobStoreContract(name: string, make: () => Promise<BlobContract
     it.each([
       ['a small content', 1000],
       ['a content of several parts', (6 << 20) + 5],
-    ])('stages %s before its timestamp is known, hashed over the timestamp given', async (_, bytes) => {
-      const expected = Buffer.concat([...chunks(bytes, 3)]);
-      const issued = ++timestamp;
-      const staged = await store.stage(later(30, issued), Readable.from(chunks(bytes, 3)));
-      expect(staged).toMatchObject({
-        timestamp: issued,
-        hash: hashBuffer(expected, issued),
-        sha256: sha256(expected),
-        size: bytes,
-      });
-      await store.place(staged, 'pending.bin', attributesFor(staged)).durable;
-      expect(sha256(await readAll(await store.read('pending.bin')))).toBe(sha256(expected));
-    });
+    ])(
+      'stages %s before its timestamp is known, hashed over the timestamp given',
+      async (_, bytes) => {
+        const expected = Buffer.concat([...chunks(bytes, 3)]);
+        const issued = ++timestamp;
+        const staged = await store.stage(later(30, issued), Readable.from(chunks(bytes, 3)));
+        expect(staged).toMatchObject({
+          timestamp: issued,
+          hash: hashBuffer(expected, issued),
+          sha256: sha256(expected),
+          size: bytes,
+        });
+        await store.place(staged, 'pending.bin', attributesFor(staged)).durable;
+        expect(sha256(await readAll(await store.read('pending.bin')))).toBe(sha256(expected));
+      },
+    );
 
     it.each([
       ['a small content', 1000],

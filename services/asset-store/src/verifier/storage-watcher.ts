@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { isInternal } from '../storage/layout.js';
-import type { OwnRenames } from '../storage/own-renames.js';
+import type { OwnRenames } from '../storage/fs/own-renames.js';
 
 /** How long the tree must be quiet before a batch goes out, and the longest a change waits. */
 export interface DebounceTimes {

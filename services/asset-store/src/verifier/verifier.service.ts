@@ -8,10 +8,10 @@ import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
 import type { AttributeStore } from '../storage/attributes.js';
 import type { BlobStore } from '../storage/blob-store.js';
-import { FsBlobStore } from '../storage/fs-blob-store.js';
+import { FsBlobStore } from '../storage/fs/fs-blob-store.js';
 import { isInternal, parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
-import type { FileIdentities } from '../storage/file-identities.js';
-import type { PeerPlacements } from '../storage/placement-notices.js';
+import type { FileIdentities } from '../storage/fs/file-identities.js';
+import type { PeerPlacements } from '../storage/fs/placement-notices.js';
 import type { VerifierMetrics } from '../metrics/asset-metrics.js';
 import { checkBlob, type FileState } from './file-check.js';
 import {

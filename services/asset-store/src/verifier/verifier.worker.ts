@@ -1,6 +1,6 @@
 import { ProcessLock, type InstanceLock } from '@svc/database';
 import type { Logger } from 'pino';
-import type { OwnRenames } from '../storage/own-renames.js';
+import type { OwnRenames } from '../storage/fs/own-renames.js';
 import { StorageWatch } from './storage-watcher.js';
 import type { Verifier } from './verifier.service.js';
 

@@ -7,7 +7,7 @@ import {
   type AssetAttributes,
   type AttributeKey,
   type AttributeStore,
-} from './attributes.js';
+} from '../attributes.js';
 
 /** Windows alternate data streams `<file>:can.<key>`; only used on win32. */
 export class AlternateStreamAttributeStore implements AttributeStore {

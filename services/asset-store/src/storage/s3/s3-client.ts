@@ -9,7 +9,7 @@ import {
   S3ServiceException,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
-import { assetErrors } from '../errors.js';
+import { assetErrors } from '../../errors.js';
 
 /** Where the blobs live on S3 (contract: `s3_*` settings). */
 export interface S3Settings {

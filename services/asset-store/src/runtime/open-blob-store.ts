@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { AssetStorage } from './asset-storage.js';
-import type { BlobStore } from './blob-store.js';
-import { FsBlobStore } from './fs-blob-store.js';
-import type { OwnRenames } from './own-renames.js';
-import type { PlacementAnnouncer } from './placement-notices.js';
-import { s3SettingsFrom, type S3ConfigKeys } from './s3-client.js';
-import { S3BlobStore } from './s3-blob-store.js';
-import type { StagingOwner } from './s3-sweep.js';
+import type { AssetStorage } from '../storage/fs/asset-storage.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { FsBlobStore } from '../storage/fs/fs-blob-store.js';
+import type { OwnRenames } from '../storage/fs/own-renames.js';
+import type { PlacementAnnouncer } from '../storage/fs/placement-notices.js';
+import { s3SettingsFrom, type S3ConfigKeys } from '../storage/s3/s3-client.js';
+import { S3BlobStore } from '../storage/s3/s3-blob-store.js';
+import type { StagingOwner } from '../storage/s3/s3-sweep.js';
 
 /** The configuration's choice of backend (contract: `storage_backend`, `s3_*`). */
 export interface BlobStoreConfig extends S3ConfigKeys {

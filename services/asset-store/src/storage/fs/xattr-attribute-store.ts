@@ -6,7 +6,7 @@ import {
   type AssetAttributes,
   type AttributeKey,
   type AttributeStore,
-} from './attributes.js';
+} from '../attributes.js';
 
 /** The synchronous half of fs-xattr. */
 interface XattrModule {

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ByteRange } from './blob-store.js';
+import type { ByteRange } from '../blob-store.js';
 import { CONNECT_TIMEOUT_MS } from './s3-client.js';
 import { SpanBody } from './span-body.js';
 

@@ -3,7 +3,7 @@ import {
   decodeOrUndefined,
   encodeAttributes,
   type AssetAttributes,
-} from './attributes.js';
+} from '../attributes.js';
 
 /**
  * S3's cap on user metadata: the header names (`x-amz-meta-…`) and values together, in

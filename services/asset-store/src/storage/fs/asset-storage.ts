@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { lockFolder } from '@svc/database';
 import type { Logger } from 'pino';
-import type { AttributeStore } from './attributes.js';
+import type { AttributeStore } from '../attributes.js';
 import { createAttributeStore } from './fallback-attribute-store.js';
 import { FileIdentities } from './file-identities.js';
-import { storageLayout, UPLOADS_FOLDER, type StorageLayout } from './layout.js';
+import { storageLayout, UPLOADS_FOLDER, type StorageLayout } from '../layout.js';
 
 /** The storage root as the app uses it: where things are, and the attribute port. */
 export interface AssetStorage {

@@ -9,7 +9,7 @@ import {
   paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import type { AssetAttributes } from './attributes.js';
+import type { AssetAttributes } from '../attributes.js';
 import {
   blobNotFound,
   type BlobEntry,
@@ -21,8 +21,8 @@ import {
   type CachedEntry,
   type ListOptions,
   type StagedBlob,
-} from './blob-store.js';
-import { isInternal } from './layout.js';
+} from '../blob-store.js';
+import { isInternal } from '../layout.js';
 import { fromObjectMetadata, toObjectMetadata } from './s3-attributes.js';
 import {
   createS3Client,
@@ -38,8 +38,8 @@ import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
 import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
 import { stageUpload } from './s3-staging.js';
-import { parseSidecar, sidecarName } from './sidecar-attribute-store.js';
-import type { PendingTimestamp, SizeLimit } from './staged-file.js';
+import { parseSidecar, sidecarName } from '../sidecar-format.js';
+import type { PendingTimestamp, SizeLimit } from '../staged-file.js';
 
 /**
  * An S3 bucket (under `s3_prefix`) as a blob store. Staging streams a multipart upload to

@@ -2,42 +2,10 @@ import { randomBytes } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { FolderSync } from './folder-sync.js';
-import { MAX_FILENAME_BYTES, parsePhysicalFilename } from './layout.js';
-import { discardFile } from './staged-file.js';
-import {
-  decodeOrUndefined,
-  readIfExists,
-  type AssetAttributes,
-  type AttributeStore,
-} from './attributes.js';
-
-/**
- * A file's sidecar name (filenames are unique, so the base name suffices): `<name>.json`,
- * or `{timestamp}_{hash}.json` for a name too near the 255-byte cap to take `.json`.
- */
-export function sidecarName(name: string): string {
-  if (Buffer.byteLength(name) + '.json'.length <= MAX_FILENAME_BYTES) return `${name}.json`;
-  const identity = parsePhysicalFilename(name);
-  return `${identity ? `${identity.timestamp}_${identity.hash}` : name}.json`;
-}
-
-/** A sidecar's text as attributes; undefined when it is not a readable set. */
-export function parseSidecar(text: string): AssetAttributes | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!parsed || typeof parsed !== 'object') return undefined;
-  const obj = parsed as Record<string, unknown>;
-  return decodeOrUndefined((key) => {
-    const v = obj[key];
-    if (v === undefined || v === null) return undefined;
-    return typeof v === 'string' ? v : JSON.stringify(v);
-  });
-}
+import { FolderSync } from '../folder-sync.js';
+import { discardFile } from '../staged-file.js';
+import { readIfExists, type AssetAttributes, type AttributeStore } from '../attributes.js';
+import { parseSidecar, sidecarName } from '../sidecar-format.js';
 
 /**
  * `.meta/<filename>.json`: the whole set as one JSON object, written atomically. A name at

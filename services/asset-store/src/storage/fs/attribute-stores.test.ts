@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AssetAttributes, AttributeStore } from './attributes.js';
+import type { AssetAttributes, AttributeStore } from '../attributes.js';
 import { FallbackAttributeStore } from './fallback-attribute-store.js';
 import { SidecarAttributeStore } from './sidecar-attribute-store.js';
 import { XattrAttributeStore } from './xattr-attribute-store.js';
-import { attributeStoreContract } from './attribute-store.contract.js';
+import { attributeStoreContract } from '../attribute-store.contract.js';
 
 function refusingStore(code: string): AttributeStore {
   const refuse = () => Promise.reject(Object.assign(new Error(code), { code }));

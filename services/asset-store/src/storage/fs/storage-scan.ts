@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { isInternal, toRelativePath, type StorageLayout } from './layout.js';
+import { isInternal, toRelativePath, type StorageLayout } from '../layout.js';
 
 /** One regular file found under the storage root. */
 export interface ScannedFile {

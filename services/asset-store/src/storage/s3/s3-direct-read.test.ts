@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable, type Readable } from 'node:stream';
 import { DeleteBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { describeS3 } from '@svc/testing';
-import { relay } from './blob-store.js';
+import { relay } from '../blob-store.js';
 import { createS3Client, deleteObjectsUnder, ensureBucket } from './s3-client.js';
 import { readSpanDirect } from './s3-direct-read.js';
 

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { StagedBlob } from './blob-store.js';
-import { offThreadDigest } from './content-digest.js';
-import { createAssetHash } from './content-hash.js';
+import type { StagedBlob } from '../blob-store.js';
+import { offThreadDigest } from '../content-digest.js';
+import { createAssetHash } from '../content-hash.js';
 import type { S3Leftovers } from './s3-leftovers.js';
 import { uploadMultipart } from './s3-multipart.js';
-import type { SizeLimit } from './staged-file.js';
+import type { SizeLimit } from '../staged-file.js';
 
 /** Enough leading bytes for file-type to recognise any format it knows. */
 const HEAD_BYTES = 4100;

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { AssetFiles } from './asset-files.js';
 import type { AssetStorage } from './asset-storage.js';
-import type { AssetAttributes, AttributeStore } from './attributes.js';
+import type { AssetAttributes, AttributeStore } from '../attributes.js';
 import { FileIdentities } from './file-identities.js';
-import { storageLayout } from './layout.js';
+import { storageLayout } from '../layout.js';
 import { OwnRenames } from './own-renames.js';
 
 const attrs: AssetAttributes = {

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import {
   CreateMultipartUploadCommand,
   DeleteBucketCommand,
@@ -11,46 +8,10 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { describeS3 } from '@svc/testing';
-import { openAssetStorage } from './asset-storage.js';
-import { blobStoreContract } from './blob-store.contract.js';
-import { FsBlobStore } from './fs-blob-store.js';
+import { blobStoreContract } from '../blob-store.contract.js';
 import { createS3Client, deleteObjectsUnder } from './s3-client.js';
 import { S3BlobStore } from './s3-blob-store.js';
-import { physicalFilename } from './layout.js';
-
-const quiet = { warn: () => undefined, info: () => undefined };
-
-blobStoreContract('file system', async () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'blob-contract-'));
-  const storage = await openAssetStorage(root, quiet);
-  return {
-    store: new FsBlobStore(storage),
-    close: () => fs.promises.rm(root, { recursive: true, force: true }),
-  };
-});
-
-describe('file system scratch space', () => {
-  it.each([1000, (6 << 20) + 5])(
-    'keeps no staged file of %i bytes whose timestamp failed',
-    async (bytes) => {
-      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'blob-scratch-'));
-      try {
-        const storage = await openAssetStorage(root, quiet);
-        const store = new FsBlobStore(storage);
-        const failed = new Promise<number>((_, reject) =>
-          setTimeout(() => reject(new Error('index unreachable')), 30),
-        );
-        await expect(store.stage(failed, [Buffer.alloc(bytes, 1)])).rejects.toThrow(
-          'index unreachable',
-        );
-        const left = fs.readdirSync(storage.layout.tmp, { recursive: true }) as string[];
-        expect(left.filter((name) => name.endsWith('.part'))).toEqual([]);
-      } finally {
-        fs.rmSync(root, { recursive: true, force: true });
-      }
-    },
-  );
-});
+import { physicalFilename } from '../layout.js';
 
 describeS3('S3', (s3) => {
   const settings = (bucket: string, prefix: string) => ({

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { Relayable } from './blob-store.js';
+import type { Relayable } from '../blob-store.js';
 
 /** The socket reads into slabs of this size; a chunk handed on is a view of one. */
 export const SLAB_BYTES = 1 << 20;

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AssetStorage } from './asset-storage.js';
-import type { AssetAttributes } from './attributes.js';
-import { assetErrors } from '../errors.js';
-import { FolderSync, fsyncFile } from './folder-sync.js';
+import type { AssetAttributes } from '../attributes.js';
+import { assetErrors } from '../../errors.js';
+import { FolderSync, fsyncFile } from '../folder-sync.js';
 import type { OwnRenames } from './own-renames.js';
-import { discardFile } from './staged-file.js';
+import { discardFile } from '../staged-file.js';
 
 /** A staged file on its way into the root, as `AssetFiles.place` started it. */
 export interface Placement {

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { scanStorage } from './storage-scan.js';
 import { AssetFiles } from './asset-files.js';
 import type { AssetStorage } from './asset-storage.js';
-import type { AssetAttributes } from './attributes.js';
+import type { AssetAttributes } from '../attributes.js';
 import {
   blobNotFound,
   type BlobEntry,
@@ -18,11 +18,11 @@ import {
   type CachedEntry,
   type ListOptions,
   type StagedBlob,
-} from './blob-store.js';
-import { toAbsolutePath, toRelativePath } from './layout.js';
+} from '../blob-store.js';
+import { toAbsolutePath, toRelativePath } from '../layout.js';
 import type { OwnRenames } from './own-renames.js';
 import type { PlacementAnnouncer } from './placement-notices.js';
-import { discardFile, stageStream, type PendingTimestamp, type SizeLimit } from './staged-file.js';
+import { discardFile, stageStream, type PendingTimestamp, type SizeLimit } from '../staged-file.js';
 
 /** What changes when a file's content is changed or replaced (as `FileIdentities` reads it). */
 function statOf(stat: fs.Stats): BlobStat {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { AlternateStreamAttributeStore } from './ads-attribute-store.js';
-import { isRefusal, type AssetAttributes, type AttributeStore } from './attributes.js';
-import { fsyncFile } from './folder-sync.js';
+import { isRefusal, type AssetAttributes, type AttributeStore } from '../attributes.js';
+import { fsyncFile } from '../folder-sync.js';
 import { SidecarAttributeStore } from './sidecar-attribute-store.js';
 import { XattrAttributeStore } from './xattr-attribute-store.js';
 
