@@ -4,12 +4,11 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase } from '@svc/testing';
-import { createLogger } from '@svc/envelope';
 import { sql, type Compilable } from 'kysely';
 import { request } from 'undici';
 import { createApp } from '../src/app.js';
+import { createAssetRuntime } from '../src/runtime/asset-runtime.js';
 import { configSchema } from '../src/config.js';
-import { openIndex } from '../src/db/database.js';
 import {
   assetCountQuery,
   assetPageQuery,
@@ -19,7 +18,6 @@ import {
 import { searchQuery } from '../src/search/search.schemas.js';
 import { parseInput } from '../src/validation.js';
 import { searchFilter, windowOf } from '../src/search/search.service.js';
-import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 
 /**
  * `pnpm --filter asset-store bench:query`: 1,000,000 synthetic rows inserted directly with
@@ -67,10 +65,14 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const testDb = await createTestDatabase('bench_query');
-  const index = await openIndex(testDb.target);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-query-'));
+  // The service's own composition root, on the bench's database.
+  const runtime = await createAssetRuntime(
+    Object.freeze(configSchema.parse({ storage_root: root, log_level: 'silent' })),
+    { target: testDb.target, version: 'bench' },
+  );
   try {
-    const db = index.db;
+    const db = runtime.resources.index.db;
     const started = performance.now();
     // Timestamps 1 s apart; ~1% trashed, 0.1% corrupted; 20 applications, 1000 users,
     // 5 MIME types, tags t0..t49 and w0..w6 (two per row).
@@ -103,16 +105,7 @@ async function main(): Promise<void> {
         .limit(1)
         .executeTakeFirstOrThrow()
     ).hash;
-    const logger = createLogger('bench-query', 'silent');
-    const app = createApp({
-      config: Object.freeze(configSchema.parse({ storage_root: root, log_level: 'silent' })),
-      storage: await openAssetStorage(root, logger),
-      clock: Date.now,
-      db,
-      ping: index.ping,
-      logger,
-      version: 'bench',
-    });
+    const app = createApp(runtime);
     const server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
@@ -208,7 +201,7 @@ async function main(): Promise<void> {
       `offset 100,000 vs page one (for contrast): ${(offset.p50 / pageOne.p50).toFixed(2)}×`,
     );
   } finally {
-    await index.close();
+    await runtime.close();
     await testDb.drop();
     fs.rmSync(root, { recursive: true, force: true });
   }

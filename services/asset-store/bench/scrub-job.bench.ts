@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ProcessLock } from '@svc/database';
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
 import { JobService } from '../src/jobs/job.service.js';
@@ -21,10 +22,15 @@ async function main(): Promise<void> {
   try {
     const logger = createLogger('bench-scrub-job', 'silent');
     const { db } = fixture.index;
-    const { layout, attributes } = fixture.storage;
-    const verifier = new Verifier({ db, layout, attributes, logger });
-    const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
     const blobs = new FsBlobStore(fixture.storage);
+    const verifier = new Verifier({ db, blobs, logger });
+    const rebuilder = new Rebuilder({
+      db,
+      blobs,
+      logger,
+      errorThreshold: 10,
+      lock: new ProcessLock(),
+    });
     // No presence held: a bench instance's jobs count as orphaned to any other start.
     const jobs = new JobService({
       db,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createLogger } from '@svc/envelope';
+import { FsBlobStore } from '../src/storage/fs/fs-blob-store.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { createScrubFixture } from './scrub-fixture.js';
 
@@ -21,8 +22,7 @@ async function main(): Promise<void> {
     const { files, totalBytes: total } = fixture;
     const verifier = new Verifier({
       db: fixture.index.db,
-      layout: fixture.storage.layout,
-      attributes: fixture.storage.attributes,
+      blobs: new FsBlobStore(fixture.storage),
       logger,
     });
 

@@ -4,15 +4,13 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@svc/testing';
-import { createLogger } from '@svc/envelope';
 import autocannon from 'autocannon';
 import sharp from 'sharp';
 import { request } from 'undici';
 import { createApp } from '../src/app.js';
+import { createAssetRuntime } from '../src/runtime/asset-runtime.js';
 import { hashBuffer } from '../src/storage/content-hash.js';
 import { configSchema } from '../src/config.js';
-import { openIndex } from '../src/db/database.js';
-import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { physicalFilename } from '../src/storage/layout.js';
 import { sharpRenderer, type ThumbnailRenderer } from '../src/thumbnails/thumbnail.renderer.js';
 
@@ -33,7 +31,19 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-thumbs-'));
   const testDb = await createTestDatabase('bench_thumbs');
-  const index = await openIndex(testDb.target);
+  let renders = 0;
+  const counting: ThumbnailRenderer = {
+    render: (f, box) => {
+      renders++;
+      return sharpRenderer.render(f, box);
+    },
+  };
+  // The service's own composition root, on the bench's database, with a counting renderer.
+  const runtime = await createAssetRuntime(
+    Object.freeze(configSchema.parse({ storage_root: root, log_level: 'silent' })),
+    { target: testDb.target, version: 'bench', thumbnailRenderer: counting },
+  );
+  const index = runtime.resources.index;
   try {
     let started = performance.now();
     const photo = await sharp({
@@ -67,24 +77,7 @@ async function main(): Promise<void> {
       `source: 6000×4000 JPEG, ${(photo.length / 1e6).toFixed(1)} MB, made in ${Math.round(performance.now() - started)} ms`,
     );
 
-    let renders = 0;
-    const counting: ThumbnailRenderer = {
-      render: (f, box) => {
-        renders++;
-        return sharpRenderer.render(f, box);
-      },
-    };
-    const logger = createLogger('bench-thumbs', 'silent');
-    const app = createApp({
-      config: Object.freeze(configSchema.parse({ storage_root: root, log_level: 'silent' })),
-      storage: await openAssetStorage(root, logger),
-      clock: Date.now,
-      db: index.db,
-      ping: index.ping,
-      logger,
-      version: 'bench',
-      thumbnailRenderer: counting,
-    });
+    const app = createApp(runtime);
     const server = http.createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
@@ -138,7 +131,7 @@ async function main(): Promise<void> {
       `cached thumbnail: ${Math.round(cached.requests.average)} req/s average, p99 ${cached.latency.p99} ms (16 connections, 5 s)`,
     );
   } finally {
-    await index.close();
+    await runtime.close();
     await testDb.drop();
     fs.rmSync(root, { recursive: true, force: true });
   }

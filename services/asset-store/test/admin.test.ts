@@ -1,10 +1,7 @@
 import { testDatabaseMode } from '@svc/testing';
-import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { Rebuilder } from '../src/admin/rebuild.service.js';
-import { createApp, type App } from '../src/app.js';
+import type { App } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { configSchema } from '../src/config.js';
 import {
   emptyStorageBehindItsBack,
   isStored,
@@ -15,11 +12,10 @@ import {
   storeEditedAndTrashed,
 } from './asset-helpers.js';
 import { storeAsset, type StoredAsset } from './factories.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const TOKEN = 'correct horse battery staple';
 const BASE = '/api/v1/can/0';
-const logger = createLogger('admin-test', 'silent');
 
 const t = useTestApp('admin', { admin_token: TOKEN, rebuild_error_threshold: 2 });
 beforeEach(async () => {
@@ -28,16 +24,7 @@ beforeEach(async () => {
 });
 
 function appWithout(): App {
-  return createApp({
-    config: Object.freeze(configSchema.parse({ ...t.config, admin_token: undefined })),
-    storage: t.storage,
-    blobs: t.blobs,
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
-    logger,
-    version: '0.1.0',
-  });
+  return variantApp(t, { config: { admin_token: undefined } }).app;
 }
 
 const auth = { Authorization: `Bearer ${TOKEN}` };
@@ -266,14 +253,7 @@ describe('POST /admin/rebuild', () => {
   it('happens on its own at start when the index is empty but files exist', async () => {
     const made = await fixtures();
     const before = await Promise.all(made.map((a) => meta(a.row.hash)));
-    const rebuilder = new Rebuilder({
-      db: t.index.db,
-      layout: t.storage.layout,
-      attributes: t.storage.attributes,
-      blobs: t.blobs,
-      logger,
-      errorThreshold: 10,
-    });
+    const { rebuilder } = t.runtime.services;
     expect(await rebuilder.rebuildIfEmpty()).toBeUndefined();
     await t.index.db.deleteFrom('asset').execute();
     expect(await rebuilder.rebuildIfEmpty()).toEqual({

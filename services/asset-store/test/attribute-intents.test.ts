@@ -1,13 +1,12 @@
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
 import { toAssetAttributes, toAssetRecord } from '../src/assets/asset.model.js';
 import { insertAttributeIntent } from '../src/assets/attribute-intent.repository.js';
 import { replayAttributeIntents } from '../src/assets/attribute-intents.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
 import { storeAsset } from './factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, variantApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -73,16 +72,7 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
         return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       },
     });
-    const app = createApp({
-      config: t.config,
-      storage: t.storage,
-      blobs: failing,
-      clock: Date.now,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger,
-      version: '0.1.0',
-    });
+    const { app } = variantApp(t, { resources: { blobs: failing } });
     await request(app)
       .patch(`${BASE}/asset/${row.hash}`)
       .send({ tags: ['lost'] })

@@ -1,13 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { testDatabaseMode } from '@svc/testing';
-import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
 import type { AttributeStore } from '../src/storage/attributes.js';
+import { FsBlobStore } from '../src/storage/fs/fs-blob-store.js';
 import { rowCount, storedFiles, tmpFiles } from './asset-helpers.js';
 import { insertAssetRow } from './factories.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const t = useTestApp('ingest_failures');
 
@@ -19,16 +18,14 @@ const nothingLeft = async () => {
 
 /** The test app's service with another attribute store, the writer's session as given. */
 function appWith(attributes: AttributeStore, onServer: boolean) {
-  return createApp({
-    config: t.config,
-    storage: { ...t.storage, attributes },
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
-    logger: createLogger('t', 'silent'),
-    version: '0.1.0',
-    indexSession: onServer ? t.index.pipelined : undefined,
-  });
+  const storage = { ...t.storage, attributes };
+  return variantApp(t, {
+    resources: {
+      storage,
+      blobs: new FsBlobStore(storage),
+      index: onServer ? t.index : { ...t.index, pipelined: undefined },
+    },
+  }).app;
 }
 
 const eio = () => Promise.reject(Object.assign(new Error('disk says no'), { code: 'EIO' }));

@@ -3,10 +3,6 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import request from 'supertest';
-import { Rebuilder } from '../src/admin/rebuild.service.js';
-import { createApp } from '../src/app.js';
-import { JobService } from '../src/jobs/job.service.js';
-import { Verifier } from '../src/verifier/verifier.service.js';
 import { freshTimestamp } from './factories.js';
 import {
   emptyBeforeEach,
@@ -20,7 +16,7 @@ import {
   storedStatus,
   type JobBody,
 } from './job-helpers.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const t = useTestApp('job_progress', { admin_token: JOB_TOKEN });
 emptyBeforeEach(t);
@@ -122,32 +118,8 @@ describe('a running job', () => {
       },
     });
     const logger = pino({ level: 'info' }, sink);
-    const { db } = t.index;
-    const { layout, attributes } = t.storage;
-    const verifier = new Verifier({ db, layout, attributes, logger });
-    const rebuilder = new Rebuilder({ db, layout, attributes, logger, errorThreshold: 10 });
     // Every 100 ms here; 10 s in the service.
-    const jobs = new JobService({
-      db,
-      verifier,
-      rebuilder,
-      blobs: t.blobs,
-      logger,
-      instanceId: t.presence.id,
-      checkpointMs: 100,
-    });
-    const app = createApp({
-      config: t.config,
-      storage: t.storage,
-      clock: Date.now,
-      db,
-      ping: t.index.ping,
-      logger,
-      version: '0.1.0',
-      verifier,
-      rebuilder,
-      jobs,
-    });
+    const { app } = variantApp(t, { logger, jobCheckpointMs: 100 });
     const res = await request(app).post(JOBS).set(jobAuth).send({ kind: 'verify' }).expect(202);
     const { id } = (res.body as { data: JobBody }).data;
     const progress = () => lines.filter((l) => l.msg === 'job progress');

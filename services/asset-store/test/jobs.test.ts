@@ -9,51 +9,23 @@ import {
   storedStatus,
   untilEnded,
 } from './job-helpers.js';
-import { createLogger } from '@svc/envelope';
 import { testDatabaseMode } from '@svc/testing';
 import { waitUntil } from '@svc/testing/service-process';
 import { sql } from 'kysely';
-import { Rebuilder } from '../src/admin/rebuild.service.js';
-import { createApp } from '../src/app.js';
-import { JobService } from '../src/jobs/job.service.js';
-import { Verifier } from '../src/verifier/verifier.service.js';
+import type { Verifier } from '../src/verifier/verifier.service.js';
 import { replaceContentBehindItsBack } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const t = useTestApp('jobs', { admin_token: JOB_TOKEN });
 emptyBeforeEach(t);
-const logger = createLogger('jobs-test', 'silent');
-const appDeps = () => ({
-  config: t.config,
-  storage: t.storage,
-  blobs: t.blobs,
-  clock: Date.now,
-  db: t.index.db,
-  ping: t.index.ping,
-  logger,
-  version: '0.1.0',
-});
-
 /**
  * An app with a job service of its own over the test's index and files, for tests that stop
  * it or wrap its verifier (`wrap`: the real one in, the one the jobs use out).
  */
 function appWithOwnJobs(wrap: (real: Verifier) => Verifier = (real) => real) {
-  const { db } = t.index;
-  const { layout, attributes } = t.storage;
-  const { blobs } = t;
-  const verifier = wrap(new Verifier({ db, layout, attributes, blobs, logger }));
-  const rebuilder = new Rebuilder({ db, layout, attributes, blobs, logger, errorThreshold: 10 });
-  const jobs = new JobService({
-    db,
-    verifier,
-    rebuilder,
-    blobs,
-    logger,
-    instanceId: t.presence.id,
-  });
-  return { app: createApp({ ...appDeps(), verifier, rebuilder, jobs }), jobs };
+  const { app, runtime } = variantApp(t, { wrapJobVerifier: wrap });
+  return { app, jobs: runtime.services.jobs };
 }
 
 describe('admin jobs', () => {

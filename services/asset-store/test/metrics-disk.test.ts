@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { createApp, type App } from '../src/app.js';
-import { AssetMetrics } from '../src/metrics/asset-metrics.js';
-import { Verifier } from '../src/verifier/verifier.service.js';
+import type { App } from '../src/app.js';
+import type { AssetMetrics } from '../src/metrics/asset-metrics.js';
+import type { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
 import { freshTimestamp, insertAssetRow, storeAsset } from './factories.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 // The file system watch's lag, and job progress over multi-GiB sparse files: disk only.
 // metrics.test.ts has the rest, on disk and on S3.
@@ -25,26 +25,14 @@ let worker: VerifierWorker | undefined;
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
   await t.index.db.deleteFrom('job').execute();
-  // As main.ts wires it: the verifier reports to the same metrics as the app.
-  metrics = new AssetMetrics();
-  verifier = new Verifier({
-    db: t.index.db,
-    layout: t.storage.layout,
-    attributes: t.storage.attributes,
-    logger,
-    metrics,
-  });
-  app = createApp({
-    config: t.config,
-    storage: t.storage,
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
-    logger,
-    version: '0.1.0',
-    metrics,
-    verifier,
-  });
+  // As the runtime wires it: the verifier reports to the same metrics as the app; fresh
+  // services, so every counter starts at zero.
+  ({
+    app,
+    runtime: {
+      services: { metrics, verifier },
+    },
+  } = variantApp(t));
 });
 afterEach(async () => {
   await worker?.stop();

@@ -1,12 +1,9 @@
-import { createLogger } from '@svc/envelope';
 import sharp from 'sharp';
 import request from 'supertest';
 import { Migrator } from 'kysely';
-import { createApp, type App } from '../src/app.js';
+import type { App } from '../src/app.js';
 import { SCHEMA } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { AssetMetrics } from '../src/metrics/asset-metrics.js';
-import { Verifier } from '../src/verifier/verifier.service.js';
 import {
   ingestData,
   ingestFile,
@@ -14,42 +11,20 @@ import {
   replaceContentBehindItsBack,
 } from './asset-helpers.js';
 import { insertAssetRow, storeAsset } from './factories.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const TOKEN = 'metrics-token';
 const BASE = '/api/v1/can/0';
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const logger = createLogger('metrics-test', 'silent');
 
 const t = useTestApp('metrics', { admin_token: TOKEN });
 let app: App;
-let metrics: AssetMetrics;
-let verifier: Verifier;
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
   await t.index.db.deleteFrom('job').execute();
-  // As main.ts wires it: the verifier reports to the same metrics as the app.
-  metrics = new AssetMetrics();
-  verifier = new Verifier({
-    db: t.index.db,
-    layout: t.storage.layout,
-    attributes: t.storage.attributes,
-    blobs: t.blobs,
-    logger,
-    metrics,
-  });
-  app = createApp({
-    config: t.config,
-    storage: t.storage,
-    blobs: t.blobs,
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
-    logger,
-    version: '0.1.0',
-    metrics,
-    verifier,
-  });
+  // Fresh services (the verifier reporting to the app's metrics, as the runtime wires them),
+  // so every counter starts at zero.
+  ({ app } = variantApp(t));
 });
 
 /** The value of one series in `/metrics` (0 when absent); labels as written, sorted. */

@@ -4,11 +4,9 @@ import { createLogger } from '@svc/envelope';
 import { testDatabaseMode } from '@svc/testing';
 import { waitUntil } from '@svc/testing/service-process';
 import { sql } from 'kysely';
-import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
 import { SCHEMA } from '../src/db/database.js';
 import { FileIdentities } from '../src/storage/fs/file-identities.js';
-import { FsBlobStore } from '../src/storage/fs/fs-blob-store.js';
 import { PlacementNotices } from '../src/storage/fs/placement-notices.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
@@ -17,6 +15,8 @@ import { createTestApp, type TestApp } from './test-app.js';
 
 const logger = createLogger('placement-notices-test', 'silent');
 const HASH = 'a'.repeat(64);
+/** A schema name no runtime of this file announces under. */
+const ALONE = 'placement_notices_alone';
 
 /** Waits until each of `all` has heard another instance say it listens. */
 function listening(...all: PlacementNotices[]): Promise<void> {
@@ -48,8 +48,12 @@ onServer('instances on one folder tell each other of the files they place', () =
   const opened: PlacementNotices[] = [];
   let worker: VerifierWorker | undefined;
 
-  function notices(): PlacementNotices {
-    const n = PlacementNotices.start(url, SCHEMA, logger);
+  /**
+   * An instance's notices. The test app's own runtime announces on its schema's channel too,
+   * so the tests of the channel alone use a channel of their own (`ALONE`).
+   */
+  function notices(schema = ALONE): PlacementNotices {
+    const n = PlacementNotices.start(url, schema, logger);
     opened.push(n);
     return n;
   }
@@ -97,7 +101,7 @@ onServer('instances on one folder tell each other of the files they place', () =
     const [first, second] = [notices(), notices()];
     await listening(first, second);
     const { rows } = await sql<{ ended: boolean }>`select pg_terminate_backend(pid) as ended
-      from pg_stat_activity where application_name = ${`${SCHEMA} placements`}
+      from pg_stat_activity where application_name = ${`${ALONE} placements`}
         and datname = current_database()`.execute(t.index.db);
     expect(rows.map((r) => r.ended)).toEqual([true, true]);
     // Reconnected within about a second (each then says hello under a new id).
@@ -108,24 +112,17 @@ onServer('instances on one folder tell each other of the files they place', () =
 
   it('another instance’s watch takes its new file as verified, and still checks a change', async () => {
     await t.index.db.deleteFrom('asset').execute();
-    const [placing, watching] = [notices(), notices()];
+    // The test app places (its runtime announces on its schema's channel, as `main.ts`'s
+    // does); the other instance listens on the same channel.
+    const placing = t.runtime.resources.placements!;
+    const watching = notices(SCHEMA);
     await listening(placing, watching);
-    const app = createApp({
-      config: t.config,
-      storage: t.storage,
-      blobs: new FsBlobStore(t.storage, undefined, placing),
-      clock: Date.now,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger,
-      version: '0.1.0',
-    });
+    const { app } = t;
     // The other instance: its own verifier, identities and watch on the same folder.
     const identities = new FileIdentities();
     const verifier = new Verifier({
       db: t.index.db,
-      layout: t.storage.layout,
-      attributes: t.storage.attributes,
+      blobs: t.blobs,
       logger,
       identities,
       peerPlacements: watching,

@@ -3,10 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
 import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { ingestFile } from './asset-helpers.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 /** A staging folder locked by `owner`, holding one staged part; answers its path. */
 function stagingFolder(
@@ -122,15 +121,7 @@ describe('start-up', () => {
 
   it('never reuses a timestamp after a restart, even when the clock went back', async () => {
     const before = await ingestFile(t.app, 'before restart', 'a.txt');
-    const restarted = createApp({
-      config: t.config,
-      storage: t.storage,
-      clock: () => 1_000,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger: createLogger('t', 'silent'),
-      version: '0.1.0',
-    });
+    const { app: restarted } = variantApp(t, { clock: () => 1_000 });
     const after = await ingestFile(restarted, 'after restart', 'a.txt');
     expect(after.timestamp).toBe(before.timestamp + 1);
     await request(restarted).get(`/api/v1/can/0/asset/${after.hash}`).expect(200);

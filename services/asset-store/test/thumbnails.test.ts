@@ -1,8 +1,6 @@
-import { createLogger } from '@svc/envelope';
 import sharp from 'sharp';
 import request from 'supertest';
-import { createApp, type App } from '../src/app.js';
-import { configSchema } from '../src/config.js';
+import type { App } from '../src/app.js';
 import {
   SharpRenderer,
   sharpRenderer,
@@ -16,7 +14,7 @@ import {
   tmpFiles,
 } from './asset-helpers.js';
 import { storeAsset } from './factories.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import { createTestApp, variantApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
 let renders = 0;
@@ -32,17 +30,7 @@ function appWith(
   overrides: Record<string, unknown> = {},
   renderer: ThumbnailRenderer = countingRenderer,
 ): App {
-  return createApp({
-    config: Object.freeze(configSchema.parse({ ...t.config, ...overrides })),
-    storage: t.storage,
-    blobs: t.blobs,
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
-    logger: createLogger('thumbnails-test', 'silent'),
-    version: '0.1.0',
-    thumbnailRenderer: renderer,
-  });
+  return variantApp(t, { config: overrides, thumbnailRenderer: renderer }).app;
 }
 
 let app: App;

@@ -1,8 +1,7 @@
 import { pino } from 'pino';
 import request from 'supertest';
-import { createApp, type App } from '../src/app.js';
-import { configSchema } from '../src/config.js';
-import { createTestApp, type TestApp } from './test-app.js';
+import type { App } from '../src/app.js';
+import { createTestApp, variantApp, type TestApp } from './test-app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,19 +14,13 @@ afterAll(async () => {
 type LogLine = { req?: { url: string; remoteAddress?: string } };
 
 function appLogging(lines: LogLine[], trustProxy: unknown): App {
-  return createApp({
-    config: Object.freeze(configSchema.parse({ ...t.config, trust_proxy: trustProxy })),
-    storage: t.storage,
-    blobs: t.blobs,
-    clock: Date.now,
-    db: t.index.db,
-    ping: t.index.ping,
+  return variantApp(t, {
+    config: { trust_proxy: trustProxy },
     logger: pino(
       { level: 'info' },
       { write: (l: string) => void lines.push(JSON.parse(l) as LogLine) },
     ),
-    version: '0.1.0',
-  });
+  }).app;
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { Rebuilder } from '../src/admin/rebuild.service.js';
+import type { Rebuilder } from '../src/admin/rebuild.service.js';
 import { expectedHash, ingestFile, rowCount } from './asset-helpers.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -17,14 +16,9 @@ afterEach(async () => {
   await t.close();
 });
 
+/** The rebuilder the runtime ran at start, as a restart would run it again. */
 function rebuilder(): Rebuilder {
-  return new Rebuilder({
-    db: t.index.db,
-    layout: t.storage.layout,
-    attributes: t.storage.attributes,
-    logger: createLogger('test', 'silent'),
-    errorThreshold: 10,
-  });
+  return t.runtime.services.rebuilder;
 }
 
 async function meta(hash: string): Promise<request.Response> {

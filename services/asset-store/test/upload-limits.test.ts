@@ -1,9 +1,7 @@
-import { createLogger } from '@svc/envelope';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
 import { ingestFile, listen, rowCount, stagedLeftovers, storedAssets } from './asset-helpers.js';
 import { eventually, startUpload } from './upload-helpers.js';
-import { useTestApp } from './test-app.js';
+import { useTestApp, variantApp } from './test-app.js';
 
 const t = useTestApp('upload_limits', { max_upload_bytes: 1000 });
 
@@ -40,18 +38,11 @@ describe('upload limits and aborted uploads', () => {
     const rows = await rowCount(t);
     let partStarted = false;
     // The same world, with a clock that tells when the part began (its timestamp is issued).
-    const app = createApp({
-      config: t.config,
-      storage: t.storage,
-      blobs: t.blobs,
+    const { app } = variantApp(t, {
       clock: () => {
         partStarted = true;
         return Date.now();
       },
-      db: t.index.db,
-      ping: t.index.ping,
-      logger: createLogger('t', 'silent'),
-      version: '0.1.0',
     });
     const { port, closed, stop } = await listen(app);
     try {

@@ -26,8 +26,6 @@ beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
   verifier = new Verifier({
     db: t.index.db,
-    layout: t.storage.layout,
-    attributes: t.storage.attributes,
     blobs: t.blobs,
     logger,
   });

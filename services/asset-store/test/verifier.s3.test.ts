@@ -2,10 +2,10 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { createLogger } from '@svc/envelope';
 import { describeS3 } from '@svc/testing';
 import request from 'supertest';
-import { createApp, type App } from '../src/app.js';
+import type { App } from '../src/app.js';
 import { createS3Client } from '../src/storage/s3/s3-client.js';
 import { BlobWatch } from '../src/verifier/blob-watch.js';
-import { Verifier } from '../src/verifier/verifier.service.js';
+import type { Verifier } from '../src/verifier/verifier.service.js';
 import { ingestFile } from './asset-helpers.js';
 import { testS3Settings } from './s3-bucket.js';
 import { useS3Blobs, useTestApp } from './test-app.js';
@@ -19,26 +19,8 @@ describeS3('the verifier on S3 (contract: scrub by streaming, watch by listing)'
   let app: App;
   let verifier: Verifier;
   beforeAll(() => {
-    const { layout, attributes, identities } = t.storage;
-    verifier = new Verifier({
-      db: t.index.db,
-      layout,
-      attributes,
-      blobs: t.blobs,
-      logger,
-      identities,
-    });
-    app = createApp({
-      config: t.config,
-      storage: t.storage,
-      blobs: t.blobs,
-      verifier,
-      clock: Date.now,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger,
-      version: '0.1.0',
-    });
+    ({ app } = t);
+    ({ verifier } = t.runtime.services);
   });
 
   const isCorrupted = async (hash: string) =>

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '@svc/envelope';
-import { createApp } from '../src/app.js';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { OwnRenames } from '../src/storage/fs/own-renames.js';
 import { Verifier } from '../src/verifier/verifier.service.js';
 import { VerifierWorker } from '../src/verifier/verifier.worker.js';
 import { ingestFile } from './asset-helpers.js';
@@ -23,12 +21,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await t.index.db.deleteFrom('asset').execute();
-  verifier = new Verifier({
-    db: t.index.db,
-    layout: t.storage.layout,
-    attributes: t.storage.attributes,
-    logger,
-  });
+  verifier = new Verifier({ db: t.index.db, blobs: t.blobs, logger });
 });
 afterEach(async () => {
   await worker?.stop();
@@ -201,18 +194,9 @@ describe('watching the storage root', () => {
   });
 
   it('skips the echo of a file the service just stored, yet flags a change right after', async () => {
-    const ownRenames = new OwnRenames();
-    const app = createApp({
-      config: t.config,
-      storage: t.storage,
-      clock: Date.now,
-      db: t.index.db,
-      ping: t.index.ping,
-      logger,
-      version: '0.1.0',
-      verifier,
-      ownRenames,
-    });
+    // The app's blob store notes its renames where the worker looks (as the runtime wires them).
+    const { app } = t;
+    const { ownRenames } = t.runtime.resources;
     const checked: string[] = [];
     const verifyAsset = verifier.verifyAsset.bind(verifier);
     verifier.verifyAsset = (row, lane) => {

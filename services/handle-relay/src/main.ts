@@ -1,25 +1,15 @@
-import { ConfigError, splitListen } from '@svc/config';
+import { configOrExit, splitListen } from '@svc/config';
 import { createLogger, handleRelayError, serve } from '@svc/envelope';
 import { createApp } from './app.js';
-import { readConfig, type Config } from './config.js';
+import { readConfig } from './config.js';
 import { openStore, targetFor } from './db/database.js';
 import { createRelayRuntime } from './runtime.js';
 import { startRetention } from './retention/retention.worker.js';
 import { readVersion } from './version.js';
 
-function configOrExit(): Config {
-  try {
-    return readConfig(process.argv.slice(2), process.env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`handle-relay: ${err.message}\n`);
-    process.exit(2);
-  }
-}
-
 /** Composition root: config → database → migrate → app → listen → shutdown. */
 async function main(): Promise<void> {
-  const config = configOrExit();
+  const config = configOrExit('handle-relay', () => readConfig(process.argv.slice(2), process.env));
   const logger = createLogger('handle-relay', config.log_level);
   const store = await openStore(targetFor(config.db));
   const now = Date.now;

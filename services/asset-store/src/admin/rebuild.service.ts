@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ProcessLock, type InstanceLock } from '@svc/database';
+import type { InstanceLock } from '@svc/database';
 import type { Kysely } from 'kysely';
 import mime from 'mime-types';
 import type { Logger } from 'pino';
@@ -8,10 +8,9 @@ import { rowFromAttributes } from '../assets/asset.model.js';
 import { digestStream } from '../storage/content-hash.js';
 import { Limiter } from '../concurrency/limiter.js';
 import type { Database } from '../db/database.js';
-import type { AssetAttributes, AttributeStore } from '../storage/attributes.js';
+import type { AssetAttributes } from '../storage/attributes.js';
 import type { BlobEntry, BlobStore } from '../storage/blob-store.js';
-import { FsBlobStore } from '../storage/fs/fs-blob-store.js';
-import { parsePhysicalFilename, type StorageLayout } from '../storage/layout.js';
+import { parsePhysicalFilename } from '../storage/layout.js';
 import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.repository.js';
 import {
   deleteAllAssets,
@@ -45,10 +44,8 @@ export interface RebuildOptions {
 /** What rebuilding needs. */
 export interface RebuildDeps {
   db: Kysely<Database>;
-  layout: StorageLayout;
-  attributes: AttributeStore;
-  /** Where the assets are listed and read; the storage root when absent. */
-  blobs?: BlobStore;
+  /** Where the assets are listed and read. */
+  blobs: BlobStore;
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Per-file errors a soft rebuild tolerates before it escalates to a hard one. */
   errorThreshold: number;
@@ -58,7 +55,7 @@ export interface RebuildDeps {
    * Held by every rebuild and start-up recovery: across the instances on one database
    * server (`instanceLock`), else within this process.
    */
-  lock?: InstanceLock;
+  lock: InstanceLock;
 }
 
 const CHUNK = 64;
@@ -91,8 +88,8 @@ export class Rebuilder {
 
   constructor(private readonly deps: RebuildDeps) {
     this.#io = new Limiter(deps.concurrency ?? 4);
-    this.#lock = deps.lock ?? new ProcessLock();
-    this.#blobs = deps.blobs ?? new FsBlobStore(deps);
+    this.#lock = deps.lock;
+    this.#blobs = deps.blobs;
   }
 
   /** Runs a rebuild; a soft one with too many per-file errors becomes a hard one. */

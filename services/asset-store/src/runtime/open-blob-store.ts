@@ -13,6 +13,18 @@ export interface BlobStoreConfig extends S3ConfigKeys {
   storage_backend: 'fs' | 's3';
 }
 
+/** S3 credentials given instead of the AWS SDK's default chain. */
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** An opened blob store and how to let it go (the S3 client's sockets). */
+export interface OpenedBlobStore {
+  blobs: BlobStore;
+  close(): void;
+}
+
 /**
  * The blob store the configuration names: the storage root, or the S3 bucket (created when
  * absent, its unfinished uploads aborted and staged leftovers removed, as the start logs).
@@ -23,16 +35,26 @@ export async function openBlobStore(
   /** The service's own renames, and where the files it places are announced (file system). */
   echoes: { ownRenames: OwnRenames; placements?: PlacementAnnouncer },
   logger: Pick<Logger, 'info'>,
-  /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
-  owner?: StagingOwner,
-): Promise<BlobStore> {
-  if (config.storage_backend === 'fs')
-    return new FsBlobStore(storage, echoes.ownRenames, echoes.placements);
-  const settings = s3SettingsFrom(config);
-  const { store, aborted, swept } = await S3BlobStore.open(settings, owner);
+  s3: {
+    /** This instance's presence: on S3 a start sweeps only the staging of gone instances. */
+    owner?: StagingOwner;
+    credentials?: S3Credentials;
+  } = {},
+): Promise<OpenedBlobStore> {
+  if (config.storage_backend === 'fs') {
+    return {
+      blobs: new FsBlobStore(storage, echoes.ownRenames, echoes.placements),
+      close: () => undefined,
+    };
+  }
+  const settings = {
+    ...s3SettingsFrom(config),
+    ...(s3.credentials ? { credentials: s3.credentials } : {}),
+  };
+  const { store, aborted, swept } = await S3BlobStore.open(settings, s3.owner);
   logger.info(
     { bucket: settings.bucket, prefix: settings.prefix, aborted, swept },
     'assets are kept on S3',
   );
-  return store;
+  return { blobs: store, close: () => store.close() };
 }
