@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { InstancePresence } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
 import type { JobGaugeSample } from '../metrics/asset-metrics.js';
-import type { BlobStore } from '../storage/blob-store.js';
-import type { Verifier } from '../verifier/verifier.service.js';
 import { JobProgress } from './job-progress.js';
+import { runJobWork, type JobRequest, type JobWorkers } from './job-work.js';
 import { jobFromRow, type Job, type JobKind, type JobStatus } from './job.model.js';
 import {
   countIndexedAssets,
@@ -21,16 +19,9 @@ import {
   saveJobProgress,
 } from './job.repository.js';
 
-/** What `POST /admin/jobs` asks for. */
-export type JobRequest = { kind: 'verify' } | { kind: 'rebuild'; mode: RebuildMode };
-
-/** What the job service needs. */
-export interface JobDeps {
+/** What the job service needs: what its jobs do, and where they are recorded. */
+export interface JobDeps extends JobWorkers {
   db: Kysely<Database>;
-  verifier: Pick<Verifier, 'scrub'>;
-  rebuilder: Pick<Rebuilder, 'rebuild'>;
-  /** Where the assets are (disk or bucket): a rebuild's total is their number. */
-  blobs: Pick<BlobStore, 'list'>;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   /**
    * This instance's id, recorded on each job it runs; `main.ts` holds its presence for the
@@ -61,8 +52,10 @@ interface RunningJob {
   settled: Promise<void>;
 }
 
+export type { JobRequest } from './job-work.js';
+
 /**
- * Verify and rebuild as background jobs with live progress: one of a kind at a time,
+ * Background jobs with live progress (what each kind does: `job-work.ts`): one of a kind at a time,
  * cancellable, recorded in `job` (checkpointed every 10 s, with a log line) so the record
  * outlives the process, while the job itself does not.
  */
@@ -190,10 +183,10 @@ export class JobService {
     let result: unknown = null;
     let error: string | null = null;
     try {
-      result =
-        request.kind === 'verify'
-          ? await this.#verify(job)
-          : await this.#rebuild(job, request.mode);
+      result = await runJobWork(this.deps, request, {
+        signal,
+        progress: job.progress,
+      });
       status = signal.aborted ? 'cancelled' : 'done';
     } catch (err) {
       status = signal.aborted ? 'cancelled' : 'failed';
@@ -224,35 +217,6 @@ export class JobService {
     // Only now: a job read from memory never says it ended before its row does.
     job.outcome = outcome;
     this.#running.delete(job.id);
-  }
-
-  async #verify(job: RunningJob) {
-    return this.deps.verifier.scrub({
-      signal: job.controller.signal,
-      onBytes: (hash, n) => job.progress.read(hash, n),
-      onChecked: (row) => job.progress.finished(row.hash, row.size),
-    });
-  }
-
-  async #rebuild(job: RunningJob, mode: RebuildMode) {
-    const { signal } = job.controller;
-    // Rebuild streams the blobs, so its total comes from a listing of names alone first:
-    // `accept` sees each name before anything else is read, and refusing them all reads
-    // nothing more. Once cancelled, the next name is accepted only to end the listing.
-    let files = 0;
-    const count = () => {
-      if (signal.aborted) return true;
-      files++;
-      return false;
-    };
-    const listing = this.deps.blobs.list({ accept: count })[Symbol.asyncIterator]();
-    await listing.next();
-    await listing.return?.();
-    job.progress.total = files;
-    return this.deps.rebuilder.rebuild(mode, {
-      signal,
-      onProgress: (report) => (job.progress.done = report.indexed + report.errors),
-    });
   }
 
   /** Every `checkpointMs`: the progress goes to the log and to the job's row. */

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
-  DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
@@ -23,14 +22,13 @@ import {
   type StagedBlob,
 } from '../blob-store.js';
 import { isInternal } from '../layout.js';
-import { fromObjectMetadata, toObjectMetadata } from './s3-attributes.js';
+import { toObjectMetadata } from './s3-attributes.js';
+import { S3AttributeObjects } from './s3-attribute-objects.js';
+import { S3DerivativeCache } from './s3-derivative-cache.js';
 import {
   createS3Client,
-  deleteObjectsUnder,
   ensureBucket,
-  getObjectBytes,
   isNotFound,
-  listObjectsUnder,
   type S3Settings,
 } from './s3-client.js';
 import { readSpanDirect } from './s3-direct-read.js';
@@ -38,7 +36,6 @@ import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
 import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
 import { stageUpload } from './s3-staging.js';
-import { parseSidecar, sidecarName } from '../sidecar-format.js';
 import type { PendingTimestamp, SizeLimit } from '../staged-file.js';
 
 /**
@@ -52,6 +49,8 @@ export class S3BlobStore implements BlobStore {
   readonly kind = 's3';
   /** Removals an outage held up, retried until S3 answers. */
   readonly leftovers: S3Leftovers;
+  readonly #attributes: S3AttributeObjects;
+  readonly #cache: S3DerivativeCache;
 
   private constructor(
     private readonly client: S3Client,
@@ -61,6 +60,8 @@ export class S3BlobStore implements BlobStore {
     private readonly tag = randomBytes(6).toString('hex'),
   ) {
     this.leftovers = new S3Leftovers(client, bucket);
+    this.#attributes = new S3AttributeObjects({ client, bucket, prefix });
+    this.#cache = new S3DerivativeCache({ client, bucket, prefix });
   }
 
   /**
@@ -83,11 +84,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   #key(name: string): string {
-    return `${this.prefix}${name}`;
-  }
-
-  #sidecarKey(name: BlobName): string {
-    return this.#key(`.meta/${sidecarName(name)}`);
+    return this.#attributes.key(name);
   }
 
   async stage(
@@ -111,7 +108,7 @@ export class S3BlobStore implements BlobStore {
     const written = (async () => {
       const metadata = toObjectMetadata(attrs);
       // The sidecar first: once the object is there, its attributes are too.
-      if (!metadata) await this.#putSidecar(name, attrs);
+      if (!metadata) await this.#attributes.putSidecar(name, attrs);
       const object = {
         Bucket: this.bucket,
         Key: this.#key(name),
@@ -129,7 +126,7 @@ export class S3BlobStore implements BlobStore {
           MetadataDirective: 'REPLACE',
         }),
       );
-      await this.#deleteKey(staged.ref);
+      await this.#attributes.deleteKey(staged.ref);
       return objectVersion(staged.size, copy.CopyObjectResult?.ETag);
     })();
     const durable = written.then(() => undefined);
@@ -202,93 +199,33 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async readAttributes(name: BlobName): Promise<AssetAttributes | undefined> {
-    const sidecar = (
-      await getObjectBytes(this.client, this.bucket, this.#sidecarKey(name))
-    )?.toString('utf8');
-    if (sidecar !== undefined) return parseSidecar(sidecar);
-    try {
-      const head = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: this.#key(name) }),
-      );
-      return fromObjectMetadata(head.Metadata);
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+  readAttributes(name: BlobName): Promise<AssetAttributes | undefined> {
+    return this.#attributes.read(name);
   }
 
-  /**
-   * A set that fits goes onto the object (a server-side copy onto itself, which keeps the
-   * content and its ETag) and the sidecar, if any, goes; one that does not fit goes to the
-   * sidecar, which readers prefer, leaving the object's content untouched.
-   */
-  async writeAttributes(name: BlobName, attrs: AssetAttributes): Promise<void> {
-    const metadata = toObjectMetadata(attrs);
-    if (!metadata) {
-      if (!(await this.stat(name))) throw blobNotFound(name);
-      await this.#putSidecar(name, attrs);
-      return;
-    }
-    const key = this.#key(name);
-    try {
-      await this.client.send(
-        new CopyObjectCommand({
-          Bucket: this.bucket,
-          Key: key,
-          CopySource: copySource(this.bucket, key),
-          MetadataDirective: 'REPLACE',
-          Metadata: metadata,
-          ContentType: attrs.mime_type,
-        }),
-      );
-    } catch (err) {
-      if (isNotFound(err)) throw blobNotFound(name);
-      throw err;
-    }
-    await this.#deleteKey(this.#sidecarKey(name));
+  writeAttributes(name: BlobName, attrs: AssetAttributes): Promise<void> {
+    return this.#attributes.write(name, attrs, async () => (await this.stat(name)) !== undefined);
   }
 
   async delete(name: BlobName): Promise<void> {
-    await this.#deleteKey(this.#sidecarKey(name));
-    await this.#deleteKey(this.#key(name));
+    await this.#attributes.deleteKey(this.#attributes.sidecarKey(name));
+    await this.#attributes.deleteKey(this.#key(name));
   }
 
   readCached(name: string): Promise<Buffer | undefined> {
-    return getObjectBytes(this.client, this.bucket, this.#key(`.thumbs/${name}`));
+    return this.#cache.read(name);
   }
 
-  /** One PUT: S3 makes an object visible only once it is whole. */
-  async writeCached(name: string, content: Buffer): Promise<void> {
-    const Key = this.#key(`.thumbs/${name}`);
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: content }));
+  writeCached(name: string, content: Buffer): Promise<void> {
+    return this.#cache.write(name, content);
   }
 
-  async removeCached(prefix: string): Promise<void> {
-    await deleteObjectsUnder(this.client, this.bucket, this.#key(`.thumbs/${prefix}`));
+  removeCached(prefix: string): Promise<void> {
+    return this.#cache.remove(prefix);
   }
 
-  async *listCached(): AsyncIterable<CachedEntry> {
-    const prefix = this.#key('.thumbs/');
-    for await (const o of listObjectsUnder(this.client, this.bucket, prefix)) {
-      yield { name: o.key.slice(prefix.length), size: o.size, usedMs: o.modified?.getTime() ?? 0 };
-    }
-  }
-
-  async #putSidecar(name: BlobName, attrs: AssetAttributes): Promise<void> {
-    await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: this.#sidecarKey(name),
-        Body: JSON.stringify(attrs),
-        ContentType: 'application/json',
-      }),
-    );
-  }
-
-  /** S3 deletes are idempotent: deleting what is not there succeeds. */
-  async #deleteKey(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  listCached(): AsyncIterable<CachedEntry> {
+    return this.#cache.list();
   }
 
   /** Closes the client's connections. */
