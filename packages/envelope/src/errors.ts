@@ -54,6 +54,18 @@ export const errors = {
   /** The path holds a percent-encoding that decodes to nothing. */
   malformedPathEncoding: () =>
     new AppError(400, 'bad_request', 'malformed percent-encoding in the path'),
+  /** Node's HTTP parser refused the request's headers as too large. */
+  headersTooLarge: () => new AppError(431, 'headers_too_large', 'request headers too large'),
+  /** Node's HTTP parser refused a chunked body's extensions as too large. */
+  chunkExtensionsTooLarge: () =>
+    new AppError(413, 'payload_too_large', 'chunk extensions too large'),
+  /** The request did not arrive within the server's request timeout. */
+  requestTimeout: () => new AppError(408, 'request_timeout', 'request not received in time'),
+  /** An `Expect` header other than `100-continue`. */
+  expectationFailed: () =>
+    new AppError(417, 'expectation_failed', 'only "Expect: 100-continue" is supported'),
+  /** Node's HTTP parser could not read the request at all. */
+  malformedRequest: () => new AppError(400, 'bad_request', 'malformed HTTP request'),
   insufficientStorage: () =>
     new AppError(
       507,

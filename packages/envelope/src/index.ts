@@ -23,3 +23,9 @@ export { requestLogging, startRequestLine } from './request-logging.js';
 export type { Metrics } from './observability.js';
 export { serve } from './serve.js';
 export type { ServeOptions, Served } from './serve.js';
+export { mapOperations, OPENAPI_LICENSE, openApiDocument } from './openapi-document.js';
+export type {
+  OpenApiContribution,
+  OpenApiDocumentParts,
+  OpenApiObject,
+} from './openapi-document.js';

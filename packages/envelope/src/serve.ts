@@ -4,7 +4,8 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { ErrorRenderer } from './envelopes.js';
 import { guardConnections } from './connection-guards.js';
-import { AppError, errors } from './errors.js';
+import type { AppError } from './errors.js';
+import { errors } from './errors.js';
 import { InFlight } from './in-flight.js';
 import { writeError } from './middleware.js';
 
@@ -98,12 +99,7 @@ export async function serve(options: ServeOptions): Promise<Served> {
     answerClientError(err, socket, render),
   );
   server.on('checkExpectation', (_req, res: http.ServerResponse) => {
-    const refused = new AppError(
-      417,
-      'expectation_failed',
-      'only "Expect: 100-continue" is supported',
-    );
-    writeError(res, refused, render, logger);
+    writeError(res, errors.expectationFailed(), render, logger);
   });
   // A keep-alive socket would hold server.close() open for keepAliveTimeout after its last
   // response, so while draining every response closes its connection once it is sent.
@@ -173,13 +169,13 @@ export async function serve(options: ServeOptions): Promise<Served> {
 function clientErrorFor(code: string | undefined): AppError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new AppError(431, 'headers_too_large', 'request headers too large');
+      return errors.headersTooLarge();
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return errors.payloadTooLarge('chunk extensions too large');
+      return errors.chunkExtensionsTooLarge();
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new AppError(408, 'request_timeout', 'request not received in time');
+      return errors.requestTimeout();
     default:
-      return errors.badRequest('malformed HTTP request');
+      return errors.malformedRequest();
   }
 }
 

@@ -8,6 +8,10 @@ export const relayErrors = {
   ...errors,
   /** 400 for a path or body handle that breaks the handle rules (or is reserved). */
   invalidHandle: (detail = 'invalid handle') => errors.badRequest(detail),
+  /** 409 for a row the database already holds (a unique key), found at commit. */
+  alreadyExists: () => errors.conflict('already exists'),
+  /** 400 for a value the database refused (out of range, too long). */
+  invalidValue: () => errors.badRequest('invalid value'),
   /** 404 for a handle nobody registered. */
   unknownHandle: () => errors.notFound('handle not found'),
   /** 404 for a primary that owns no handle. */

@@ -1,3 +1,4 @@
+import { mapOperations, openApiDocument } from '@svc/envelope';
 import { z } from 'zod';
 import { API_BASE } from '../api-base.js';
 import { ASSET_HASH_PATTERN } from '../storage/content-hash.js';
@@ -85,8 +86,6 @@ const sharedResponses = errorResponses({
   500: 'Unexpected failure, logged; no detail in the body',
 });
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
-
 /** A data endpoint: open by default, the API token's when `api_token` is set. */
 const dataSecurity = [{}, { apiToken: [] }];
 /** What every endpoint under the API base may answer besides its own statuses. */
@@ -104,22 +103,18 @@ const outOfSpace = errorResponses({
 
 function withSharedResponses(path: string, item: JsonObject): JsonObject {
   const data = path.startsWith(`${API_BASE}/`);
-  return Object.fromEntries(
-    Object.entries(item).map(([key, value]) => {
-      if (!METHODS.has(key)) return [key, value];
-      const op = value as { responses?: JsonObject; security?: unknown };
-      const writes = data && key !== 'get' && key !== 'head';
-      const responses = {
-        ...sharedResponses,
-        ...(data ? dataResponses : {}),
-        ...(writes ? outOfSpace : {}),
-        ...op.responses,
-      };
-      // Operations with their own scheme (admin) keep it; the rest outside the API are open.
-      if (op.security) return [key, { ...op, responses }];
-      return [key, { ...op, security: data ? dataSecurity : [], responses }];
-    }),
-  );
+  return mapOperations(item, (method, op) => {
+    const writes = data && method !== 'get' && method !== 'head';
+    const responses = {
+      ...sharedResponses,
+      ...(data ? dataResponses : {}),
+      ...(writes ? outOfSpace : {}),
+      ...(op.responses as JsonObject | undefined),
+    };
+    // Operations with their own scheme (admin) keep it; the rest outside the API are open.
+    if (op.security) return { ...op, responses };
+    return { ...op, security: data ? dataSecurity : [], responses };
+  });
 }
 
 /** Builds the OpenAPI 3.1 document from the features' path objects. */
@@ -127,40 +122,26 @@ export function buildOpenApiDocument(
   version: string,
   features: readonly OpenApiFeature[],
 ): JsonObject {
-  const paths: Record<string, JsonObject> = {};
-  const schemas: Record<string, JsonObject> = { ...commonSchemas };
-  for (const feature of features) {
-    for (const [path, item] of Object.entries(feature.paths)) {
-      paths[path] = { ...(paths[path] ?? {}), ...withSharedResponses(path, item) };
-    }
-    Object.assign(schemas, feature.schemas ?? {});
-  }
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'asset-store',
-      version,
-      description:
-        'Stores files and JSON values as assets identified by SHA-256(timestamp ‖ content).',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers: [{ url: '/' }],
-    paths,
-    components: {
-      schemas,
-      securitySchemes: {
-        adminToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'admin_token: needed by the admin endpoints (403 while none is set).',
-        },
-        apiToken: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'api_token (or the admin token): needed by every data endpoint when api_token is set; unset, they are open.',
-        },
+  return openApiDocument({
+    title: 'asset-store',
+    version,
+    description:
+      'Stores files and JSON values as assets identified by SHA-256(timestamp ‖ content).',
+    features,
+    schemas: commonSchemas,
+    shared: withSharedResponses,
+    securitySchemes: {
+      adminToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'admin_token: needed by the admin endpoints (403 while none is set).',
+      },
+      apiToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'api_token (or the admin token): needed by every data endpoint when api_token is set; unset, they are open.',
       },
     },
-  };
+  });
 }

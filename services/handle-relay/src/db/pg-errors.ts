@@ -4,7 +4,8 @@ import {
   isRefusedValue,
   isUniqueViolation,
 } from '@svc/database';
-import { errors, type AppError } from '@svc/envelope';
+import type { AppError } from '@svc/envelope';
+import { relayErrors } from '../errors.js';
 
 /**
  * A database error as the client should see it, for the error middleware: a database that
@@ -13,9 +14,9 @@ import { errors, type AppError } from '@svc/envelope';
  * The SQLSTATE codes are read in `@svc/database`.
  */
 export function fromDatabaseError(err: unknown): AppError | undefined {
-  if (isDatabaseUnavailable(err)) return errors.databaseUnavailable();
-  if (isUniqueViolation(err)) return errors.conflict('already exists');
-  if (isRefusedValue(err)) return errors.badRequest('invalid value');
-  if (isDatabaseOutOfSpace(err)) return errors.insufficientStorage();
+  if (isDatabaseUnavailable(err)) return relayErrors.databaseUnavailable();
+  if (isUniqueViolation(err)) return relayErrors.alreadyExists();
+  if (isRefusedValue(err)) return relayErrors.invalidValue();
+  if (isDatabaseOutOfSpace(err)) return relayErrors.insufficientStorage();
   return undefined;
 }

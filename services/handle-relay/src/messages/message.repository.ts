@@ -32,8 +32,8 @@ export type InsertedMessage = Pick<MessageRow, 'seq' | 'recipient'> & { has_push
  * Stores a batch in one statement, which is its own transaction: it takes the global
  * message-writing lock first, numbers the rows in the order given (volatile sequence
  * defaults are computed after the sort, hence after the lock), and, given a doorbell,
- * notifies its channel of the sender and the batch's last seq (and the rows, when they fit)
- * at commit. The lock is released only after the commit, so batches are numbered and become
+ * evaluates its ring once (the pub/sub adapter's notification, which PostgreSQL sends at
+ * commit). The lock is released only after the commit, so batches are numbered and become
  * visible in one order across instances: a reader never sees seq n+1 before seq n. Seqs and
  * recipients come back ascending by seq (not the envelopes: the caller has them, and
  * echoing up to 4 MiB back would double the traffic), each with whether its recipient has
@@ -49,8 +49,9 @@ export async function insertMessageBatch(
   const recipients = rows.map((r) => r.recipient);
   const envelopes = rows.map((r) => r.envelope);
   const times = rows.map((r) => r.created_text);
+  // A scalar subquery, so the ring is evaluated once per batch, not once per row.
   const notify = doorbell
-    ? sql`, (select pg_notify(${doorbell.channel}, ${`${doorbell.sender}:${doorbell.carry(rows)}`} || max(seq)) from inserted) as notified`
+    ? sql`, (select ${doorbell.ring(rows, sql<number>`max(seq)`)} from inserted) as notified`
     : sql``;
   const { rows: stored } = await sql<InsertedMessage>`${preparedAs(
     doorbell ? 'insert_message_batch_notify' : 'insert_message_batch',

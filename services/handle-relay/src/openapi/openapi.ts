@@ -1,7 +1,7 @@
+import { mapOperations, openApiDocument } from '@svc/envelope';
 import { sharedSchemas } from './components.js';
 import {
   errorResponse,
-  type JsonSchema,
   type OpenApiFeature,
   type OpenApiPaths,
 } from './openapi-types.js';
@@ -22,8 +22,6 @@ const WRITE_RESPONSES = {
   '507': errorResponse('The database is out of space (`insufficient_storage`); nothing stored'),
 };
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
-
 /** Paths whose operations touch the database: the API's, WebFinger's. */
 const DATABASE_PATHS = /^\/(v1\/(?!push\/vapid-public-key$)|\.well-known\/)/;
 
@@ -31,16 +29,16 @@ function withSharedResponses(path: string, item: OpenApiPaths[string]): OpenApiP
   const shared = DATABASE_PATHS.test(path)
     ? { ...SHARED_RESPONSES, ...DATABASE_RESPONSES }
     : SHARED_RESPONSES;
-  return Object.fromEntries(
-    Object.entries(item).map(([key, value]) => {
-      if (!METHODS.has(key)) return [key, value];
-      const op = value as { responses?: Record<string, unknown>; security?: unknown };
-      const writes = DATABASE_PATHS.test(path) && key !== 'get' && key !== 'head';
-      // An operation names its credential (`signed`, `streamSigned`); the rest are open.
-      const responses = { ...shared, ...(writes ? WRITE_RESPONSES : {}), ...op.responses };
-      return [key, { security: [], ...op, responses }];
-    }),
-  );
+  return mapOperations(item, (method, op) => {
+    const writes = DATABASE_PATHS.test(path) && method !== 'get' && method !== 'head';
+    // An operation names its credential (`signed`, `streamSigned`); the rest are open.
+    const responses = {
+      ...shared,
+      ...(writes ? WRITE_RESPONSES : {}),
+      ...(op.responses as Record<string, unknown> | undefined),
+    };
+    return { security: [], ...op, responses };
+  });
 }
 
 /** The OpenAPI 3.1 document of every endpoint, merged from the features' path objects. */
@@ -48,45 +46,31 @@ export function buildOpenApi(
   version: string,
   features: readonly OpenApiFeature[],
 ): Record<string, unknown> {
-  const paths: OpenApiPaths = {};
-  const schemas: Record<string, JsonSchema> = { ...sharedSchemas };
-  for (const feature of features) {
-    for (const [p, item] of Object.entries(feature.paths)) {
-      paths[p] = { ...paths[p], ...withSharedResponses(p, item) };
-    }
-    Object.assign(schemas, feature.schemas);
-  }
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'handle-relay',
-      version,
-      description:
-        'Handle registry and end-to-end encrypted message relay with Ed25519-signed requests.',
-      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    },
-    servers: [{ url: '/' }],
-    paths,
-    components: {
-      schemas,
-      securitySchemes: {
-        idAuth: {
-          type: 'apiKey',
-          in: 'header',
-          name: 'X-ID-Auth',
-          description:
-            "`<unix_ts>:<sig_hex>`: the Ed25519 signature, by the handle's primary key, of the " +
-            "operation's canonical lines and `<unix_ts>` (within 60 s of server time).",
-        },
-        streamAuth: {
-          type: 'apiKey',
-          in: 'query',
-          name: 'auth',
-          description:
-            "The live stream's X-ID-Auth (EventSource cannot send headers): the same " +
-            '`<unix_ts>:<sig_hex>`, checked at connect time; missing: 400.',
-        },
+  return openApiDocument({
+    title: 'handle-relay',
+    version,
+    description:
+      'Handle registry and end-to-end encrypted message relay with Ed25519-signed requests.',
+    features,
+    schemas: sharedSchemas,
+    shared: withSharedResponses,
+    securitySchemes: {
+      idAuth: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-ID-Auth',
+        description:
+          "`<unix_ts>:<sig_hex>`: the Ed25519 signature, by the handle's primary key, of the " +
+          "operation's canonical lines and `<unix_ts>` (within 60 s of server time).",
+      },
+      streamAuth: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'auth',
+        description:
+          "The live stream's X-ID-Auth (EventSource cannot send headers): the same " +
+          '`<unix_ts>:<sig_hex>`, checked at connect time; missing: 400.',
       },
     },
-  };
+  });
 }

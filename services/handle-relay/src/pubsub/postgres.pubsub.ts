@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
@@ -210,7 +211,12 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
   await connect();
 
   return {
-    doorbell: { channel: NOTIFY_CHANNEL, sender, carry: carriedRows },
+    // `<sender>:<rows>:<last seq>`: an instance ignores its own rings, and takes the rows
+    // from the payload when they fit in it.
+    doorbell: {
+      ring: (rows, lastSeq) =>
+        sql`pg_notify(${NOTIFY_CHANNEL}, ${`${sender}:${carriedRows(rows)}`} || ${lastSeq})`,
+    },
     deliver: (messages) => {
       // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
       // committed row or to none ever (a failed batch). When the batch does not directly

@@ -1,3 +1,4 @@
+import type { RawBuilder } from 'kysely';
 import type { RelayedMessage } from '../messages/message.model.js';
 
 /** What a live stream hears from the pub/sub. */
@@ -15,17 +16,13 @@ export interface RowToAnnounce {
   created_text: string;
 }
 
-/** Where a batch statement rings the other instances at commit, and who is ringing. */
+/**
+ * How a batch statement rings the other instances at its commit: the SQL expression it
+ * evaluates once, given the batch's rows and its last seq as SQL. The adapter alone decides
+ * what the ring says; the statement only carries it, so the ring commits with the rows.
+ */
 export interface Doorbell {
-  /** The NOTIFY channel every instance listens on. */
-  channel: string;
-  /** This instance's id; the payload starts `<sender>:<last seq>`, so it ignores its own rings. */
-  sender: string;
-  /**
-   * What goes between the sender and the last seq in the payload: the batch's rows when
-   * they fit in a notification (so other instances need not read them back), else nothing.
-   */
-  carry(rows: readonly RowToAnnounce[]): string;
+  ring(rows: readonly RowToAnnounce[], lastSeq: RawBuilder<number>): RawBuilder<unknown>;
 }
 
 /**
