@@ -26,9 +26,9 @@ import {
  * 4 KiB over 8 connections: all to one instance, then split over both (4 connections
  * each); the target is both together >= 0.9 x one alone. Each pair also times one instance
  * alone at 4 connections, the load each instance gets in the split round, to tell what two
- * processes cost from what half the concurrency costs (bench/NOTES.md, session 29). Then the
- * timestamp allocator alone: one round trip's latency, and what a timestamp costs with 8
- * callers at once.
+ * processes cost from what half the concurrency costs (bench/NOTES.md, "Why two instances
+ * miss 0.9x"). Then the timestamp allocator alone: one round trip's latency, and what a
+ * timestamp costs with 8 callers at once.
  */
 const SMALL = 4096;
 const COUNT = 2000;

@@ -33,10 +33,10 @@ const MAX_BATCH = 500;
  * the batch is durable: the insert's round trip and the triggers' work run beside the
  * disk's instead of after it. The next batch's `BEGIN` and insert go out right behind
  * that `COMMIT`, without waiting for its answer, so each batch costs one round trip on
- * the writer's side instead of three (gains: bench/NOTES.md, ingest). Without a session
- * (the embedded database, whose one connection an open transaction would hold from every
- * other query meanwhile), a row joins a batch only once its file is durable, and the
- * batch is one statement.
+ * the writer's side instead of three (gains: bench/NOTES.md, "The small-ingest fast
+ * paths"). Without a session (the embedded database, whose one connection an open
+ * transaction would hold from every other query meanwhile), a row joins a batch only once
+ * its file is durable, and the batch is one statement.
  *
  * A failed batch is retried row by row, each row after its own file, so a row the index
  * refuses, or a file that could not be made durable, fails only its own ingest.

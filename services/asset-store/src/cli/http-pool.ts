@@ -13,8 +13,8 @@ import {
  * each request written in one write, each answer read whole (Content-Length, chunked, or up
  * to the close). Hand-written because in a fresh process (every CLI run) `node:http`
  * (several times) and undici's `Pool` (about twice) cost more CPU per small request, which
- * on two cores is taken from the store (figures: bench/NOTES.md, session 20); `https:`
- * stores keep `node:https`.
+ * on two cores is taken from the store (figures: bench/NOTES.md, "The CLI's HTTP pool");
+ * `https:` stores keep `node:https`.
  */
 export class HttpPool implements Sender {
   readonly #origin: Origin;

@@ -7,9 +7,9 @@ const QUEUE_CHUNKS = 16;
  * The chunks of `source` as it emits them, with backpressure. Why not `for await` on the
  * stream: its iterator reads with `read()`, which joins whatever is buffered into a new
  * buffer, so a large upload is copied once more and leaves as many bytes of garbage, which
- * V8 answers with a full collection every few tens of MB (bench/NOTES.md, session 20).
- * Iterables that are not streams are returned as they are. Leaving the loop early destroys
- * the stream, as `for await` does.
+ * V8 answers with a full collection every few tens of MB (bench/NOTES.md, "Staging a
+ * large upload"). Iterables that are not streams are returned as they are. Leaving the loop
+ * early destroys the stream, as `for await` does.
  */
 export function streamChunks(
   source: AsyncIterable<Buffer> | Iterable<Buffer>,

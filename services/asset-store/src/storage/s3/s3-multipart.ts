@@ -28,8 +28,9 @@ export interface MultipartTarget {
  * `queue + 1` part buffers that are reused from part to part. Why not lib-storage: its
  * chunker allocates a fresh part buffer per part and keeps the incoming chunks until the
  * part is full, so a 1 GiB upload leaves about 2 GiB of buffers for the garbage collector,
- * which V8 lets pile up to about 64 MB before collecting (bench/NOTES.md, issue 27). Here
- * a chunk is garbage as soon as it is copied. Memory: the part buffers, whatever the length.
+ * which V8 lets pile up to about 64 MB before collecting (bench/NOTES.md, "S3 multipart
+ * part buffers"). Here a chunk is garbage as soon as it is copied. Memory: the part
+ * buffers, whatever the length.
  *
  * On failure (of the source, or of S3 after the SDK's retries) it stops reading, waits for
  * the parts in flight and rethrows the first error; the upload is left for the caller to
