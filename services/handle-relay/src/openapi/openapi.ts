@@ -1,10 +1,6 @@
 import { mapOperations, openApiDocument } from '@svc/envelope';
 import { sharedSchemas } from './components.js';
-import {
-  errorResponse,
-  type OpenApiFeature,
-  type OpenApiPaths,
-} from './openapi-types.js';
+import { errorResponse, type OpenApiFeature, type OpenApiPaths } from './openapi-types.js';
 
 /** What any operation may answer: another method on its path (405), or a failure (500). */
 const SHARED_RESPONSES = {

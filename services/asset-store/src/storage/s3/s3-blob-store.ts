@@ -25,12 +25,7 @@ import { isInternal } from '../layout.js';
 import { toObjectMetadata } from './s3-attributes.js';
 import { S3AttributeObjects } from './s3-attribute-objects.js';
 import { S3DerivativeCache } from './s3-derivative-cache.js';
-import {
-  createS3Client,
-  ensureBucket,
-  isNotFound,
-  type S3Settings,
-} from './s3-client.js';
+import { createS3Client, ensureBucket, isNotFound, type S3Settings } from './s3-client.js';
 import { readSpanDirect } from './s3-direct-read.js';
 import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
