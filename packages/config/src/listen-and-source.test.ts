@@ -19,6 +19,7 @@ describe('configSource', () => {
   it('takes the first positional argument as the config file, relative to the caller', () => {
     expect(configSource(['my.yaml', '--port=1'], '/svc/config.yaml', '/home/u')).toEqual({
       file: '/home/u/my.yaml',
+      fileMustExist: true,
       argv: ['--port=1'],
     });
   });
@@ -26,10 +27,12 @@ describe('configSource', () => {
   it('falls back to the default file when the command line starts with a flag', () => {
     expect(configSource(['--port', '1'], '/svc/config.yaml', '/home/u')).toEqual({
       file: '/svc/config.yaml',
+      fileMustExist: false,
       argv: ['--port', '1'],
     });
     expect(configSource([], '/svc/config.yaml', '/home/u')).toEqual({
       file: '/svc/config.yaml',
+      fileMustExist: false,
       argv: [],
     });
   });

@@ -64,6 +64,12 @@ describe('loadConfig layers', () => {
     });
   });
 
+  it('refuses a named config file that does not exist, naming it (a typo must not start on defaults)', () => {
+    expect(
+      problemsOf(() => loadConfig(schema, { file, fileMustExist: true, env: {}, prefix: PREFIX })),
+    ).toEqual([`${file}: no such file (a config file named on the command line must exist)`]);
+  });
+
   it('uses the defaults for an empty config file', () => {
     expect(load({ yaml: '' }).port).toBe(8080);
   });

@@ -14,8 +14,10 @@ export class ConfigError extends Error {
 
 /** Where the layers come from; later layers win: defaults < file < env < argv. */
 export interface LoadConfigOptions {
-  /** YAML file; a missing file is fine and leaves the defaults. */
+  /** YAML file; a missing file is fine and leaves the defaults, unless `fileMustExist`. */
   file?: string;
+  /** The operator named `file`: its absence is a problem (a typo must not start on defaults). */
+  fileMustExist?: boolean;
   env?: NodeJS.ProcessEnv;
   /** Flags only (`--key=value`, `--key value`, `--flag`); dashes and underscores are the same. */
   argv?: readonly string[];
@@ -59,13 +61,22 @@ function coerce(kind: Kind, raw: string): unknown {
   return raw;
 }
 
-function readFileLayer(file: string | undefined, problems: string[]): Record<string, unknown> {
+function readFileLayer(
+  file: string | undefined,
+  mustExist: boolean,
+  problems: string[],
+): Record<string, unknown> {
   if (!file) return {};
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (mustExist) {
+        problems.push(`${file}: no such file (a config file named on the command line must exist)`);
+      }
+      return {};
+    }
     const reason = err instanceof Error ? err.message : String(err);
     problems.push(`${file}: cannot be read (${reason})`);
     return {};
@@ -174,7 +185,7 @@ export function loadConfig<S extends Shape>(
   const problems: string[] = [];
   const shape = schema.shape;
   const merged = {
-    ...readFileLayer(options.file, problems),
+    ...readFileLayer(options.file, options.fileMustExist ?? false, problems),
     ...readEnvLayer(shape, options.env ?? {}, options.prefix, options.foreignEnv ?? [], problems),
     ...readArgvLayer(shape, options.argv ?? [], problems),
   };
@@ -208,16 +219,17 @@ export function splitListen(value: string): { host: string; port: number } {
 /**
  * Splits a command line into the config file (an optional first positional argument,
  * else `defaultFile`) and the flags. A relative path is taken from the directory the
- * user ran the command in (`INIT_CWD` under pnpm), not the package folder.
+ * user ran the command in (`INIT_CWD` under pnpm), not the package folder. Only the
+ * default file may be absent: a file the operator named must exist (`fileMustExist`).
  */
 export function configSource(
   args: readonly string[],
   defaultFile: string,
   cwd: string = process.env.INIT_CWD ?? process.cwd(),
-): { file: string; argv: string[] } {
+): { file: string; fileMustExist: boolean; argv: string[] } {
   const [first, ...rest] = args;
   if (first !== undefined && !first.startsWith('--')) {
-    return { file: path.resolve(cwd, first), argv: rest };
+    return { file: path.resolve(cwd, first), fileMustExist: true, argv: rest };
   }
-  return { file: defaultFile, argv: [...args] };
+  return { file: defaultFile, fileMustExist: false, argv: [...args] };
 }

@@ -63,14 +63,16 @@ export function useServiceSandbox(
 
 /** A configuration a service refuses, and the problem its one stderr line names. */
 export interface BadConfiguration {
-  yaml: string;
+  /** The named file's text; null: the file named on the command line does not exist. */
+  yaml: string | null;
   env: NodeJS.ProcessEnv;
-  problem: string;
+  /** The problem, or how to name it from the config file's path. */
+  problem: string | ((file: string) => string);
 }
 
 /**
  * The test that `service` (started from `entry`) refuses each configuration: each start
- * ends with a non-zero exit and one stderr line naming the key, nothing on stdout. The
+ * ends with exit code 2 and one stderr line naming the key or file, nothing on stdout. The
  * starts run side by side (each pays for loading the service, and they share nothing),
  * each with its YAML file in the sandbox's folder and its environment.
  */
@@ -82,24 +84,28 @@ export function itStopsOnBadConfiguration(
   timeoutMs: number,
 ): void {
   it(
-    'stops with a non-zero exit and one stderr line naming the key (unknown key, wrong type)',
+    'stops with exit code 2 and one stderr line naming the key or file (unknown key, wrong type, a named file that is missing)',
     async () => {
+      const files = cases.map(({ yaml }, i) =>
+        yaml === null
+          ? path.join(sandbox.dir, `missing-${i}.yaml`)
+          : sandbox.configFile(yaml, `bad-${i}.yaml`),
+      );
       const results = await Promise.all(
-        cases.map(async ({ yaml, env }, i) => {
-          const file = sandbox.configFile(yaml, `bad-${i}.yaml`);
-          const run = spawnService(entry, [file], env);
+        cases.map(async ({ env }, i) => {
+          const run = spawnService(entry, [files[i] ?? ''], env);
           const { code } = await run.exited;
           return {
-            failed: code !== 0 && code !== null,
+            code,
             stderr: run.stderr(),
             stdout: run.stdout(),
           };
         }),
       );
       expect(results).toEqual(
-        cases.map(({ problem }) => ({
-          failed: true,
-          stderr: `${service}: invalid configuration: ${problem}\n`,
+        cases.map(({ problem }, i) => ({
+          code: 2,
+          stderr: `${service}: invalid configuration: ${typeof problem === 'string' ? problem : problem(files[i] ?? '')}\n`,
           stdout: '',
         })),
       );

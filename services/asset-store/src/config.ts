@@ -51,9 +51,10 @@ export type Config = Readonly<z.infer<typeof configSchema>>;
 
 /** Reads the configuration from the command line, `config.yaml` and `ASSET_STORE_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
-  const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
+  const { file, fileMustExist, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
   const config = loadConfig(configSchema, {
     file,
+    fileMustExist,
     env,
     argv,
     prefix: 'ASSET_STORE',

@@ -34,6 +34,13 @@ describe('asset-store start-up with a bad configuration', () => {
       env: { ASSET_STORE_MAX_UPLOAD_BYTES: 'lots' },
       problem: 'max_upload_bytes: Invalid input: expected number, received string',
     },
+    {
+      // A typo in the file's name must not start an open, empty service on defaults.
+      yaml: null,
+      env: {},
+      problem: (file: string) =>
+        `${file}: no such file (a config file named on the command line must exist)`,
+    },
   ];
 
   itStopsOnBadConfiguration(sandbox, 'asset-store', ENTRY, cases, START_TIMEOUT_MS);

@@ -42,9 +42,10 @@ export type Config = Readonly<z.infer<typeof configSchema>>;
 
 /** Reads the configuration from the command line, `config.yaml` and `HANDLE_RELAY_*`. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
-  const { file, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
+  const { file, fileMustExist, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
   const config = loadConfig(configSchema, {
     file,
+    fileMustExist,
     env,
     argv,
     prefix: 'HANDLE_RELAY',

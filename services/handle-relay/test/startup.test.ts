@@ -27,6 +27,13 @@ describe('handle-relay start-up with a bad configuration', () => {
       env: { HANDLE_RELAY_RATE_LIMIT_PER_MINUTE: 'fast' },
       problem: 'rate_limit_per_minute: Invalid input: expected number, received string',
     },
+    {
+      // A typo in the file's name must not start an open, empty service on defaults.
+      yaml: null,
+      env: {},
+      problem: (file: string) =>
+        `${file}: no such file (a config file named on the command line must exist)`,
+    },
   ];
 
   itStopsOnBadConfiguration(sandbox, 'handle-relay', ENTRY, cases, START_TIMEOUT_MS);
