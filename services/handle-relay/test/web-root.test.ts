@@ -7,6 +7,18 @@ import { createTestApp, SETUP_TIMEOUT_MS, type TestApp } from './test-app.js';
 
 const err = (code: string, message: string) => ({ error: { code, message } });
 
+/** The headers every page and file of the web root carries (as the asset-store console). */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+function pageHeaders(headers: Record<string, string | undefined>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(PAGE_HEADERS).map((name) => [name, headers[name]]));
+}
+
 describe('without web_dir', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -39,6 +51,11 @@ describe('without web_dir', () => {
     ]) {
       expect(res.text).toContain(p);
     }
+  });
+
+  it('serves the placeholder page with a CSP that forbids framing, nosniff and no referrer', async () => {
+    const res = await request(t.app).get('/').expect(200);
+    expect(pageHeaders(res.headers)).toEqual(PAGE_HEADERS);
   });
 
   it('answers other unknown paths with a JSON 404', async () => {
@@ -139,6 +156,15 @@ describe('with web_dir', () => {
   it('keeps API routes ahead of the fallback', async () => {
     const res = await request(t.app).get('/v1/healthz').expect(200);
     expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
+  });
+
+  it('serves the app, its files and its client routes with a CSP that forbids framing, nosniff and no referrer', async () => {
+    // A <meta> cannot carry frame-ancestors: only the header stops another site framing the
+    // app that holds the user's key.
+    for (const p of ['/', '/index.html', '/assets/app.js', '/assets/app.css', '/inbox/alice']) {
+      const res = await request(t.app).get(p).expect(200);
+      expect({ path: p, ...pageHeaders(res.headers) }).toEqual({ path: p, ...PAGE_HEADERS });
+    }
   });
 
   it('answers other methods on the client app paths with 405, never the fallback', async () => {

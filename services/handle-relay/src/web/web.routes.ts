@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { methodNotAllowed } from '@svc/envelope';
-import express, { Router } from 'express';
+import express, { Router, type RequestHandler } from 'express';
 import { relayErrors } from '../errors.js';
 import { placeholderPage } from './placeholder-page.js';
 
@@ -17,6 +17,31 @@ export interface WebDeps {
  * Mount before `webRoutes`.
  */
 export const API_PREFIXES = ['/v1', '/.well-known', '/internal'];
+
+/**
+ * Only this origin, for everything: the app loads nothing from elsewhere (its stream and
+ * service worker are same-origin; push goes through the browser's own service). Sent as a
+ * header because a `<meta>` cannot carry `frame-ancestors`, and no site may frame the page
+ * that holds the user's key. The app sets no inline scripts or style attributes.
+ */
+const CSP = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
+
+/** The headers of every page and file of the web root, as the asset-store console sends. */
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Content-Security-Policy': CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
+  next();
+};
 
 /**
  * A check that is false when a URL path names, through a symlink, a file outside `root`.
@@ -59,7 +84,7 @@ export function webRoutes(deps: WebDeps): Router {
     const page = placeholderPage(deps.server, deps.version);
     router
       .route('/')
-      .get((_req, res) => {
+      .get(securityHeaders, (_req, res) => {
         res.type('html').send(page);
       })
       .all(methodNotAllowed(['GET']));
@@ -75,8 +100,10 @@ export function webRoutes(deps: WebDeps): Router {
   router.use(async (req, res, next) => {
     // express.static serves only GET and HEAD: other methods need no path resolved.
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (await staysInside(req.path)) statics(req, res, next);
-    else next();
+    if (!(await staysInside(req.path))) return next();
+    securityHeaders(req, res, () => {
+      statics(req, res, next);
+    });
   });
   // Every path outside the API is the client app's, served for GET: another method on it
   // is a wrong method (405), not a missing route.
@@ -84,7 +111,7 @@ export function webRoutes(deps: WebDeps): Router {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw relayErrors.methodNotAllowed(['GET']);
     next();
   });
-  router.get(/.*/, async (_req, res, next) => {
+  router.get(/.*/, securityHeaders, async (_req, res, next) => {
     if (!(await staysInside('/index.html'))) return next(relayErrors.noSuchRoute());
     res.sendFile('index.html', { root, dotfiles: 'deny' }, (err) => {
       if (err && !res.headersSent) next(relayErrors.noSuchRoute());
