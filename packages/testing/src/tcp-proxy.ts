@@ -1,13 +1,22 @@
 import net from 'node:net';
 
+/** One client connection and, while forwarding, its connection to the target. */
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket | undefined;
+}
+
 /**
  * A TCP proxy a test can cut and restore, to play a database outage without stopping the
- * shared server: `cut()` drops every connection and refuses new ones until `restore()`.
+ * shared server: `cut()` drops every connection and refuses new ones until `restore()`;
+ * `silence()` plays a peer that hangs: connections are accepted and held, and nothing is
+ * ever answered on them, until `restore()`.
  */
 export class TcpProxy {
-  readonly #sockets = new Set<net.Socket>();
+  readonly #pairs = new Set<Pair>();
   #server: net.Server | undefined;
   #port = 0;
+  #silent = false;
 
   private constructor(
     readonly targetHost: string,
@@ -34,20 +43,14 @@ export class TcpProxy {
     return u.toString();
   }
 
-  /** Accepts again, on the same port. */
+  /** Forwards again (accepting, on the same port); held connections are dropped. */
   async restore(): Promise<void> {
+    if (this.#silent) {
+      this.#silent = false;
+      for (const pair of this.#pairs) if (!pair.upstream) pair.client.destroy();
+    }
     if (this.#server) return;
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.targetPort, this.targetHost);
-      for (const s of [client, upstream]) {
-        this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
-        s.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
+    const server = net.createServer((client) => this.#accept(client));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.#port, '127.0.0.1', () => resolve());
@@ -56,11 +59,55 @@ export class TcpProxy {
     this.#server = server;
   }
 
+  #accept(client: net.Socket): void {
+    const pair: Pair = { client, upstream: undefined };
+    this.#pairs.add(pair);
+    client.on('error', () => undefined);
+    client.on('close', () => {
+      this.#pairs.delete(pair);
+      pair.upstream?.destroy();
+    });
+    if (this.#silent) {
+      client.resume();
+      return;
+    }
+    const upstream = net.connect(this.targetPort, this.targetHost);
+    pair.upstream = upstream;
+    upstream.on('error', () => undefined);
+    upstream.on('close', () => {
+      // Silenced meanwhile: the client stays connected and hears nothing more.
+      if (pair.upstream === upstream) client.destroy();
+    });
+    client.pipe(upstream).pipe(client);
+  }
+
+  /**
+   * A peer that hangs: every open connection goes quiet (its target connection closed, the
+   * client's kept open with nothing more sent on it), and new ones are accepted and held.
+   */
+  silence(): void {
+    this.#silent = true;
+    for (const pair of this.#pairs) {
+      const upstream = pair.upstream;
+      if (!upstream) continue;
+      pair.upstream = undefined;
+      pair.client.unpipe(upstream);
+      upstream.unpipe(pair.client);
+      upstream.destroy();
+      // Whatever the client still sends is read and dropped, as a hung peer's kernel would.
+      pair.client.resume();
+    }
+  }
+
   /** Drops every open connection and refuses new ones (connection refused). */
   async cut(): Promise<void> {
     const server = this.#server;
     this.#server = undefined;
-    for (const s of this.#sockets) s.destroy();
+    this.#silent = false;
+    for (const pair of this.#pairs) {
+      pair.client.destroy();
+      pair.upstream?.destroy();
+    }
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
