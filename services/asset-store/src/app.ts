@@ -35,7 +35,7 @@ import { SERVICE_DIR } from './version.js';
  */
 export type AppRuntime = Pick<
   AssetRuntime,
-  'config' | 'logger' | 'version' | 'ping' | 'services' | 'resources'
+  'config' | 'logger' | 'version' | 'ping' | 'storageProblem' | 'services' | 'resources'
 >;
 
 /** What only the HTTP layer decides. */
@@ -115,7 +115,13 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
       }),
     );
   }
-  app.use(healthRoutes({ ping: () => runtime.ping(), version: runtime.version }));
+  app.use(
+    healthRoutes({
+      ping: () => runtime.ping(),
+      storageProblem: () => runtime.storageProblem(),
+      version: runtime.version,
+    }),
+  );
   app.use(openApiRoutes({ version: runtime.version, features: openApiFeatures }));
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);

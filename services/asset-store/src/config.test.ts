@@ -90,6 +90,7 @@ describe('asset-store configuration', () => {
       ASSET_STORE_S3_PREFIX: 'can/',
       ASSET_STORE_S3_ENDPOINT: 'http://127.0.0.1:7480',
       ASSET_STORE_S3_FORCE_PATH_STYLE: 'true',
+      ASSET_STORE_S3_TIMEOUT_SECONDS: '2.5',
     });
     expect(s3SettingsFrom(config)).toEqual({
       bucket: 'assets',
@@ -97,6 +98,7 @@ describe('asset-store configuration', () => {
       endpoint: 'http://127.0.0.1:7480',
       region: 'us-east-1',
       forcePathStyle: true,
+      timeoutMs: 2500,
     });
   });
 });

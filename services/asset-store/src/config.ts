@@ -44,6 +44,8 @@ export const configSchema = z.object({
   s3_region: z.string().min(1).default('us-east-1'),
   s3_force_path_style: z.boolean().default(false),
   s3_watch_seconds: z.number().int().min(1).default(60),
+  /** An S3 call whose connection stays silent this long fails (docs/storage.md, timeouts). */
+  s3_timeout_seconds: z.number().positive().max(3600).default(20),
 });
 
 /** The validated, frozen asset-store configuration. */

@@ -83,6 +83,18 @@ export const assetErrors = {
     }),
   /** `GET /healthz` while the index does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
+  /** `GET /healthz` while the blob store cannot reach S3: `reason` names it and why. */
+  storageUnreachable: (reason: string) => errors.unavailable(`storage unreachable: ${reason}`),
+  /** `GET /healthz` before the service can serve: `waitingFor` says on what it waits. */
+  starting: (waitingFor: string) =>
+    new AppError(503, 'unavailable', `starting: ${waitingFor}`, {
+      'Retry-After': errors.databaseUnavailable().headers['Retry-After']!,
+    }),
+  /** Any other request before the service can serve. */
+  notReady: (waitingFor: string) =>
+    new AppError(503, 'unavailable', `the service is starting (${waitingFor}): try again shortly`, {
+      'Retry-After': errors.databaseUnavailable().headers['Retry-After']!,
+    }),
   /** `POST /admin/jobs` while a job of that kind runs: one of a kind at a time. */
   jobAlreadyRunning: (kind: string, id: string) =>
     errors.conflict(`a ${kind} job is already running: ${id}`),

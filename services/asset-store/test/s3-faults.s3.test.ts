@@ -60,11 +60,13 @@ describeS3('asset-store on S3 under faults', (s3) => {
     let proxy: TcpProxy;
     let t: TestApp;
     let direct: S3Client;
+    let endpoint: string;
     beforeAll(async () => {
       const target = new URL(s3.endpoint);
       proxy = await TcpProxy.start(target.hostname, Number(target.port || 80));
       // The app reaches S3 through the proxy; the test reads the bucket directly.
-      useS3Blobs({ ...s3, endpoint: proxy.rewrite(s3.endpoint).replace(/\/$/, '') });
+      endpoint = proxy.rewrite(s3.endpoint).replace(/\/$/, '');
+      useS3Blobs({ ...s3, endpoint });
       t = await createTestApp('s3_outage', { max_upload_bytes: 64 << 20 });
       direct = createS3Client(testS3Settings(s3, t.bucket!));
     }, 60_000);
@@ -112,9 +114,16 @@ describeS3('asset-store on S3 under faults', (s3) => {
           request(t.app).get(`${BASE}/asset/${earlier[0]!.asset.hash}`),
         ]);
         for (const res of during) expectStorageDown(res);
-        // The index still answers what it holds alone; /healthz checks the index only.
+        // The index still answers what it holds alone; /healthz says what cannot be reached.
         await request(t.app).get(`${BASE}/asset/${earlier[0]!.asset.hash}/meta`).expect(200);
-        await request(t.app).get('/healthz').expect(200);
+        const health = await request(t.app).get('/healthz');
+        expect({ status: health.status, body: health.body as unknown }).toEqual({
+          status: 503,
+          body: {
+            status: 'error',
+            error: `storage unreachable: S3 at ${endpoint} (bucket ${t.bucket}) does not answer (ECONNREFUSED)`,
+          },
+        });
       } finally {
         await proxy.restore();
         await server.stop();
@@ -128,6 +137,7 @@ describeS3('asset-store on S3 under faults', (s3) => {
       // Recovered without a restart: new ingests work, earlier assets download whole.
       const fresh = randomBytes(3000);
       const after = await ingestFile(t.app, fresh, 'after.bin');
+      await request(t.app).get('/healthz').expect(200);
       for (const { asset, content } of [...earlier, { asset: after, content: fresh }]) {
         const res = await request(t.app)
           .get(`${BASE}/asset/${asset.hash}`)

@@ -5,7 +5,7 @@ export const healthOpenApi: OpenApiFeature = {
   paths: {
     '/healthz': {
       get: {
-        summary: 'Health: 200 once the index answers',
+        summary: 'Health: 200 once the index and the storage answer',
         operationId: 'health',
         responses: {
           '200': successResponse('Serving', {
@@ -14,7 +14,9 @@ export const healthOpenApi: OpenApiFeature = {
             additionalProperties: false,
             properties: { status: { const: 'ok' }, version: { type: 'string' } },
           }),
-          ...errorResponses({ 503: 'The index is unreachable' }),
+          ...errorResponses({
+            503: 'The index or the storage (S3) is unreachable, or the start waits for S3',
+          }),
         },
       },
     },

@@ -23,7 +23,7 @@ import {
   type AssetResources,
   type AssetServices,
 } from './asset-services.js';
-import { openBlobStore, type S3Credentials } from './open-blob-store.js';
+import { openBlobStore, type S3Credentials, type StartupWatch } from './open-blob-store.js';
 
 /** What a caller may set instead of the service's defaults (tests: their own database, seams). */
 export interface AssetRuntimeOptions {
@@ -40,6 +40,8 @@ export interface AssetRuntimeOptions {
     attributes?: (real: AttributeStore) => AttributeStore;
   };
   thumbnailRenderer?: ThumbnailRenderer;
+  /** Told when the start waits on S3, and stopped by its signal (`main.ts`). */
+  startup?: StartupWatch;
 }
 
 /** What start-up recovery did. */
@@ -62,6 +64,8 @@ export interface AssetRuntime {
   startup: StartupReport;
   /** Whether the index answers (`/healthz`). */
   ping(): Promise<boolean>;
+  /** Why the blob store cannot serve now (S3 unreachable), or undefined (`/healthz`). */
+  storageProblem(): Promise<string | undefined>;
   /** The start-up scrub, the periodic one, the file watch or the bucket listing. */
   startBackground(): void;
   /** At shutdown, before in-flight requests are waited for: jobs and scrubs stop. */
@@ -113,6 +117,7 @@ export async function createAssetRuntime(
     services,
     startup: { realigned, interrupted },
     ping: () => index.ping(),
+    storageProblem: () => opened.storageProblem(),
     startBackground() {
       const { verifier, metrics } = services;
       worker = VerifierWorker.start({
@@ -148,6 +153,7 @@ export async function createAssetRuntime(
 /** The resources opened, and how to give them back once the services are done with them. */
 interface OpenedStorage {
   resources: AssetResources;
+  storageProblem(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -172,15 +178,23 @@ async function openStorage(
     index.target.kind === 'postgres' && config.storage_backend === 'fs'
       ? PlacementNotices.start(index.target.url, index.schema, logger)
       : undefined;
-  // With S3, storage_root keeps only scratch space (and the embedded index).
+  // With S3, storage_root keeps only scratch space (and the embedded index). A start that
+  // waits on S3 and is stopped, or meets a lasting S3 error, gives back what it opened.
   const store = await openBlobStore(config, storage, { ownRenames, placements }, logger, {
     owner: { id: presence.id, isGone: (id) => presence.isGone(id) },
     ...(options.s3Credentials ? { credentials: options.s3Credentials } : {}),
+    ...(options.startup ? { startup: options.startup } : {}),
+  }).catch(async (err: unknown) => {
+    await presence.close();
+    await placements?.close();
+    await index.close();
+    throw err;
   });
   const blobs = options.wrap?.blobs ? options.wrap.blobs(store.blobs) : store.blobs;
   const soloTimestamps = soloIssuerFor(index);
   return {
     resources: { index, presence, storage, blobs, ownRenames, placements, soloTimestamps },
+    storageProblem: () => store.problem(),
     close: async () => {
       store.close();
       // After the jobs' outcomes are saved: until then they are this live instance's.

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
   PutObjectCommand,
   paginateListObjectsV2,
@@ -25,10 +26,17 @@ import { isInternal } from '../layout.js';
 import { toObjectMetadata } from './s3-attributes.js';
 import { S3AttributeObjects } from './s3-attribute-objects.js';
 import { S3DerivativeCache } from './s3-derivative-cache.js';
-import { createS3Client, ensureBucket, isNotFound, type S3Settings } from './s3-client.js';
+import {
+  createS3Client,
+  DEFAULT_S3_TIMEOUT_MS,
+  ensureBucket,
+  isNotFound,
+  type S3Settings,
+} from './s3-client.js';
 import { readSpanDirect } from './s3-direct-read.js';
 import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
+import { S3Reachability, s3Where } from './s3-reachability.js';
 import { sweepLeftovers, type StagingOwner } from './s3-sweep.js';
 import { stageUpload } from './s3-staging.js';
 import type { PendingTimestamp, SizeLimit } from '../staged-file.js';
@@ -51,6 +59,10 @@ export class S3BlobStore implements BlobStore {
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly prefix: string,
+    /** Whether S3 can serve now, from every call's outcome (`/healthz`). */
+    readonly reachability: S3Reachability,
+    /** How long S3 may stay silent mid-call (`s3_timeout_seconds`); direct reads use it too. */
+    private readonly timeoutMs: number,
     /** Staging keys are `.tmp/<tag>/...`: the instance's presence id, or one drawn here. */
     private readonly tag = randomBytes(6).toString('hex'),
   ) {
@@ -70,12 +82,25 @@ export class S3BlobStore implements BlobStore {
     owner?: StagingOwner,
     startedAt = new Date(),
   ): Promise<{ store: S3BlobStore; aborted: number; swept: number }> {
-    const client = createS3Client(settings);
-    await ensureBucket(client, settings.bucket);
-    const { aborted, swept } = await sweepLeftovers(client, settings, owner, startedAt);
     const { bucket, prefix } = settings;
-    const store = new S3BlobStore(client, bucket, prefix, owner?.id);
-    return { store, aborted, swept };
+    const reachability = new S3Reachability({
+      where: s3Where(settings),
+      probe: async (abortSignal) => {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal });
+      },
+    });
+    const client = createS3Client(settings, reachability);
+    try {
+      await ensureBucket(client, bucket);
+      const { aborted, swept } = await sweepLeftovers(client, settings, owner, startedAt);
+      const timeoutMs = settings.timeoutMs ?? DEFAULT_S3_TIMEOUT_MS;
+      const store = new S3BlobStore(client, bucket, prefix, reachability, timeoutMs, owner?.id);
+      return { store, aborted, swept };
+    } catch (err) {
+      // A start that tries again opens a client of its own.
+      client.destroy();
+      throw err;
+    }
   }
 
   #key(name: string): string {
@@ -159,7 +184,7 @@ export class S3BlobStore implements BlobStore {
 
   async read(name: BlobName, range?: ByteRange): Promise<Readable> {
     const Key = this.#key(name);
-    const direct = await readSpanDirect(this.client, this.bucket, Key, range);
+    const direct = await readSpanDirect(this.client, this.bucket, Key, range, this.timeoutMs);
     if (direct) return direct;
     try {
       const Range = range ? `bytes=${range.start}-${range.end}` : undefined;

@@ -22,6 +22,8 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Unset: the AWS SDK's default chain (environment, profiles, instance roles). */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** A call whose connection is silent this long fails (then the SDK retries); default 20 s. */
+  timeoutMs?: number;
 }
 
 /** The contract's `s3_*` keys, as the service configuration holds them. */
@@ -31,6 +33,7 @@ export interface S3ConfigKeys {
   s3_endpoint?: string;
   s3_region: string;
   s3_force_path_style: boolean;
+  s3_timeout_seconds: number;
 }
 
 /** Settings from the configuration; credentials from the AWS SDK's default chain. */
@@ -42,11 +45,23 @@ export function s3SettingsFrom(config: S3ConfigKeys): S3Settings {
     endpoint: config.s3_endpoint,
     region: config.s3_region,
     forcePathStyle: config.s3_force_path_style,
+    timeoutMs: Math.round(config.s3_timeout_seconds * 1000),
   };
 }
 
 /** How long a connection to S3 may take to open: past it, the request fails (and is retried). */
 export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** `s3_timeout_seconds`'s default, in ms. */
+export const DEFAULT_S3_TIMEOUT_MS = 20_000;
+
+/** Told the outcome of every S3 call, once the SDK's retries are spent (`S3Reachability`). */
+export interface S3Outcomes {
+  /** S3 answered (a success, or an answer such as 404 that says it is there). */
+  answered(): void;
+  /** S3 could not be reached or cannot serve now (`isStorageUnavailable`). */
+  failed(err: unknown): void;
+}
 
 /** Node's words for a peer that cannot be reached or went away mid-request. */
 const NETWORK_CODES = [
@@ -61,6 +76,18 @@ const NETWORK_CODES = [
   'EAI_AGAIN',
 ];
 const NETWORK_WORDS = new RegExp(`\\b(${NETWORK_CODES.join('|')})\\b|socket hang up`);
+
+/**
+ * The network failure an error names (`ECONNREFUSED`, `socket hang up`), by its code or, for
+ * an error the SDK rewrapped from another realm, by its message; undefined for none.
+ */
+export function networkFailureOf(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && NETWORK_CODES.includes(code)) return code;
+  const found = NETWORK_WORDS.exec(err.message);
+  return found ? (found[1] ?? found[0]) : undefined;
+}
 
 /**
  * True when S3 could not be reached or said it cannot serve now: a network failure, a
@@ -84,15 +111,22 @@ export function isStorageUnavailable(err: unknown): boolean {
 
 /**
  * The client's outermost step: an outage, once retried, becomes the catalogue's 503, so
- * every caller (ingest and its multipart uploads, downloads) answers it the same way.
+ * every caller (ingest and its multipart uploads, downloads) answers it the same way; and
+ * `outcomes` hears how each call went, so health knows S3's state without asking it.
  */
-function storageOutageAs503(client: S3Client): void {
+function storageOutageAs503(client: S3Client, outcomes?: S3Outcomes): void {
   client.middlewareStack.add(
     (next) => async (args) => {
       try {
-        return await next(args);
+        const result = await next(args);
+        outcomes?.answered();
+        return result;
       } catch (err) {
-        if (!isStorageUnavailable(err)) throw err;
+        if (!isStorageUnavailable(err)) {
+          if (err instanceof S3ServiceException) outcomes?.answered();
+          throw err;
+        }
+        outcomes?.failed(err);
         throw Object.assign(assetErrors.storageUnavailable(), { cause: err });
       }
     },
@@ -100,8 +134,8 @@ function storageOutageAs503(client: S3Client): void {
   );
 }
 
-/** A client for these settings. */
-export function createS3Client(settings: S3Settings): S3Client {
+/** A client for these settings; `outcomes` hears how each call ended. */
+export function createS3Client(settings: S3Settings, outcomes?: S3Outcomes): S3Client {
   const client = new S3Client({
     region: settings.region,
     endpoint: settings.endpoint,
@@ -111,10 +145,15 @@ export function createS3Client(settings: S3Settings): S3Client {
     // refuse the SDK's default trailing CRC checksums on streamed bodies.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // A gateway that drops packets rather than refusing must not hold an ingest forever.
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS },
+    // A gateway that drops packets rather than refusing, or accepts and never answers (or
+    // stops midway), must not hold a call forever: the socket's silence ends it. Silence,
+    // not a whole-call bound: a large part upload or download keeps its connection busy.
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      socketTimeout: settings.timeoutMs ?? DEFAULT_S3_TIMEOUT_MS,
+    },
   });
-  storageOutageAs503(client);
+  storageOutageAs503(client, outcomes);
   return client;
 }
 

@@ -9,6 +9,8 @@ import { createS3Client, deleteObjectsUnder, ensureBucket } from './s3-client.js
 import { readSpanDirect } from './s3-direct-read.js';
 
 const MIB = 1 << 20;
+/** The read's bound on the gateway's silence mid-body. */
+const IDLE_MS = 5_000;
 /** An object whose every 4 bytes say where they are: a misplaced byte shows. */
 const object = Buffer.alloc(10 * MIB);
 for (let i = 0; i < object.length; i += 4) object.writeUInt32BE(i, i);
@@ -103,7 +105,13 @@ describe('readSpanDirect (a stand-in gateway)', () => {
   it('reads a span of 8 MiB or more with a signed GET of its own, byte for byte', async () => {
     const g = await gateway(partial);
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k/x.bin', { start: 5, end: 9 * MIB });
+    const body = await readSpanDirect(
+      g.client,
+      'b',
+      'k/x.bin',
+      { start: 5, end: 9 * MIB },
+      IDLE_MS,
+    );
     expect(body).toBeDefined();
     const got = await readAll(body!);
     expect(got.length).toBe(9 * MIB - 4);
@@ -118,10 +126,10 @@ describe('readSpanDirect (a stand-in gateway)', () => {
   it('leaves spans under 8 MiB, and reads of no span, to the SDK without a request', async () => {
     const g = await gateway(partial);
     stop = g.close;
-    await expect(readSpanDirect(g.client, 'b', 'k', { start: 0, end: 8 * MIB - 2 })).resolves.toBe(
-      undefined,
-    );
-    await expect(readSpanDirect(g.client, 'b', 'k', undefined)).resolves.toBe(undefined);
+    await expect(
+      readSpanDirect(g.client, 'b', 'k', { start: 0, end: 8 * MIB - 2 }, IDLE_MS),
+    ).resolves.toBe(undefined);
+    await expect(readSpanDirect(g.client, 'b', 'k', undefined, IDLE_MS)).resolves.toBe(undefined);
     expect(g.seen).toHaveLength(0);
   });
 
@@ -144,7 +152,7 @@ describe('readSpanDirect (a stand-in gateway)', () => {
     const g = await gateway(answer);
     stop = g.close;
     const range = { start: 1, end: 9 * MIB };
-    await expect(readSpanDirect(g.client, 'b', 'k', range)).resolves.toBe(undefined);
+    await expect(readSpanDirect(g.client, 'b', 'k', range, IDLE_MS)).resolves.toBe(undefined);
     expect(g.seen).toHaveLength(1);
   });
 
@@ -155,8 +163,8 @@ describe('readSpanDirect (a stand-in gateway)', () => {
     const closed = clientFor(`http://127.0.0.1:${port}`);
     const tls = clientFor('https://127.0.0.1:9');
     const range = { start: 0, end: 9 * MIB };
-    await expect(readSpanDirect(closed, 'b', 'k', range)).resolves.toBe(undefined);
-    await expect(readSpanDirect(tls, 'b', 'k', range)).resolves.toBe(undefined);
+    await expect(readSpanDirect(closed, 'b', 'k', range, IDLE_MS)).resolves.toBe(undefined);
+    await expect(readSpanDirect(tls, 'b', 'k', range, IDLE_MS)).resolves.toBe(undefined);
     closed.destroy();
     tls.destroy();
   });
@@ -164,14 +172,56 @@ describe('readSpanDirect (a stand-in gateway)', () => {
   it('errors the stream when the connection ends before the span does', async () => {
     const g = await gateway(cutAfter(2 * MIB));
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 }, IDLE_MS);
     await expect(readAll(body!)).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it('errors the stream when the gateway goes silent midway, not while its reader is slow', async () => {
+    const g = await gateway((_req, res) => {
+      res.writeHead(206, {
+        'content-length': 9 * MIB,
+        'content-range': `bytes 0-${9 * MIB - 1}/${object.length}`,
+      });
+      res.write(object.subarray(0, 3 * MIB));
+      // ...and nothing more, the connection held open: a gateway whose data went away.
+    });
+    stop = g.close;
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 }, 200);
+    const { sink } = slowSink(0);
+    await expect(relay(body!, sink)).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(sink.destroyed).toBe(true);
+
+    // A reader that holds its first writes 300 ms each: the socket waits for it, quiet, and
+    // is not cut.
+    const { g: whole } = await partialGateway();
+    const previous = stop;
+    stop = async () => {
+      await previous();
+      await whole.close();
+    };
+    const slow = await readSpanDirect(whole.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 }, 200);
+    const taken: Buffer[] = [];
+    const slowReader = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        taken.push(Buffer.from(chunk));
+        setTimeout(done, taken.length <= 3 ? 300 : 0);
+      },
+    });
+    await relay(slow!, slowReader);
+    expect(Buffer.concat(taken).equals(object.subarray(0, 9 * MIB))).toBe(true);
   });
 
   it('holds the socket while its reader does not read, and lets go when the reader does', async () => {
     const { g, closed } = await partialGateway();
     stop = g.close;
-    const body = (await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 }))!;
+    const body = (await readSpanDirect(
+      g.client,
+      'b',
+      'k',
+      { start: 0, end: 10 * MIB - 1 },
+      IDLE_MS,
+    ))!;
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The stream's high-water mark (1 MiB) and one more read at most: the rest waits.
     expect(body.readableLength).toBeLessThanOrEqual(2 * MIB);
@@ -204,7 +254,7 @@ describe('relaying a direct read (the download)', () => {
   it('writes the span into the sink byte for byte, reusing a buffer only once its write is answered', async () => {
     const g = await gateway(partial);
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 3, end: 10 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 3, end: 10 * MIB - 1 }, IDLE_MS);
     const { sink, taken } = slowSink(2);
     await relay(body!, sink);
     const got = Buffer.concat(taken);
@@ -216,7 +266,7 @@ describe('relaying a direct read (the download)', () => {
   it('stops reading while the sink holds its buffers', async () => {
     const g = await gateway(partial);
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 }, IDLE_MS);
     const stalled = new Writable({
       write(_chunk: Buffer, _encoding, _done) {
         // never answered: every later write waits in the sink's buffer
@@ -233,7 +283,7 @@ describe('relaying a direct read (the download)', () => {
   it('fails the relay and the sink when the connection ends before the span does', async () => {
     const g = await gateway(cutAfter(3 * MIB));
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 }, IDLE_MS);
     const { sink } = slowSink(0);
     await expect(relay(body!, sink)).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(sink.destroyed).toBe(true);
@@ -242,7 +292,7 @@ describe('relaying a direct read (the download)', () => {
   it('fails the relay at once when the connection ended before the relay began', async () => {
     const g = await gateway(cutAfter(64 << 10));
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 9 * MIB - 1 }, IDLE_MS);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(body!.destroyed).toBe(true);
     const { sink } = slowSink(0);
@@ -253,7 +303,7 @@ describe('relaying a direct read (the download)', () => {
   it('lets the connection go when the sink goes first', async () => {
     const { g, closed } = await partialGateway();
     stop = g.close;
-    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 });
+    const body = await readSpanDirect(g.client, 'b', 'k', { start: 0, end: 10 * MIB - 1 }, IDLE_MS);
     const { sink } = slowSink(5);
     const relayed = relay(body!, sink);
     setTimeout(() => sink.destroy(), 20);
@@ -282,13 +332,25 @@ describeS3('readSpanDirect (a real gateway)', (s3) => {
   it('reads whole objects and spans byte for byte, signed as the SDK signs', async () => {
     await ensureBucket(client, bucket);
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: 'a/x.bin', Body: object }));
-    const whole = await readSpanDirect(client, bucket, 'a/x.bin', {
-      start: 0,
-      end: object.length - 1,
-    });
+    const whole = await readSpanDirect(
+      client,
+      bucket,
+      'a/x.bin',
+      {
+        start: 0,
+        end: object.length - 1,
+      },
+      IDLE_MS,
+    );
     expect(whole).toBeDefined();
     expect(sha256(await readAll(whole!))).toBe(sha256(object));
-    const span = await readSpanDirect(client, bucket, 'a/x.bin', { start: 7, end: 9 * MIB });
+    const span = await readSpanDirect(
+      client,
+      bucket,
+      'a/x.bin',
+      { start: 7, end: 9 * MIB },
+      IDLE_MS,
+    );
     expect(span).toBeDefined();
     expect(sha256(await readAll(span!))).toBe(sha256(object.subarray(7, 9 * MIB + 1)));
   });

@@ -26,6 +26,8 @@ export async function readSpanDirect(
   bucket: string,
   key: string,
   range: ByteRange | undefined,
+  /** The body's bound on S3's silence (`s3_timeout_seconds`). */
+  idleMs: number,
 ): Promise<SpanBody | undefined> {
   if (!range || range.end - range.start + 1 < DIRECT_READ_MIN_BYTES) return undefined;
   const url = new URL(
@@ -62,7 +64,8 @@ export async function readSpanDirect(
             return false;
           }
           socket.setTimeout(0);
-          body = new SpanBody(socket, length);
+          socket.removeListener('timeout', giveUp);
+          body = new SpanBody(socket, length, idleMs);
           resolve(body);
           const rest = head.subarray(end + 4);
           head = undefined;

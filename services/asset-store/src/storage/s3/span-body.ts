@@ -28,11 +28,21 @@ export class SpanBody extends Readable implements Relayable {
   constructor(
     private readonly socket: Socket,
     private remaining: number,
+    /** A gateway silent this long while the body is read fails the read; 0: no bound. */
+    private readonly idleMs = 0,
   ) {
     super({ highWaterMark: SLAB_BYTES });
     // A failure before the reader attaches stays on the stream (`errored`) for the reader
     // or the relay to meet; it must not surface as an uncaught 'error' event meanwhile.
     this.on('error', () => undefined);
+    // Armed only while reading: paused for a slow reader, the socket's quiet is ours.
+    socket.setTimeout(idleMs, () => {
+      socket.destroy(
+        Object.assign(new Error(`S3 sent nothing for ${idleMs} ms mid-object`), {
+          name: 'TimeoutError',
+        }),
+      );
+    });
   }
 
   /** The buffer the socket reads into next (its `onread.buffer`). */
@@ -63,6 +73,7 @@ export class SpanBody extends Readable implements Relayable {
     }
     if (this.remaining > 0) {
       this.#paused = !more;
+      if (this.#paused) this.socket.setTimeout(0);
       return more;
     }
     this.socket.destroy();
@@ -121,6 +132,7 @@ export class SpanBody extends Readable implements Relayable {
   #resume(): void {
     if (!this.#paused || this.socket.destroyed) return;
     this.#paused = false;
+    this.socket.setTimeout(this.idleMs);
     this.socket.resume();
   }
 }
