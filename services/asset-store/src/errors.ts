@@ -106,6 +106,14 @@ export const assetErrors = {
   badJobId: () => errors.badRequest('invalid id: expected a job id (UUID)'),
   /** A resumable upload id that is not one this service hands out, or is gone. */
   uploadNotFound: () => errors.notFound('upload not found'),
+  /** A tus request while another request writes the same upload: try again shortly. */
+  uploadBusy: () =>
+    new AppError(
+      423,
+      'locked',
+      'the upload is busy: another request is writing it; try again shortly',
+      { 'Retry-After': '1' },
+    ),
   /** An `Upload-Checksum` header that is not `<algorithm> <base64 digest>`. */
   badChecksumHeader: () =>
     errors.badRequest('invalid Upload-Checksum: expected "sha256 <base64 of 32 bytes>"'),

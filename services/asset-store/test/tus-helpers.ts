@@ -24,6 +24,8 @@ export interface TusOptions {
   onProgress?: (sent: number) => void;
   /** Called on each failed request that the client will retry. */
   onRetry?: (err: Error) => void;
+  /** Resume this upload (its URL) instead of creating one. */
+  uploadUrl?: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export function tusUpload(
     let timestamp: string | undefined;
     const upload = new tus.Upload(content, {
       endpoint: uploadsUrl(base),
+      ...(options.uploadUrl ? { uploadUrl: options.uploadUrl } : {}),
       metadata: options.metadata ?? {},
       chunkSize: options.chunkSize ?? Number.POSITIVE_INFINITY,
       headers: options.headers ?? {},

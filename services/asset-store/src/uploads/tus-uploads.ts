@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, assetStoreError } from '@svc/envelope';
-import { MemoryLocker, Server } from '@tus/server';
+import { Server } from '@tus/server';
 import { NodeRequest } from 'srvx/node';
 import { API_BASE } from '../api-base.js';
 import {
@@ -8,6 +8,7 @@ import {
   parseUploadChecksum,
   withExpectedChecksum,
 } from './upload-checksum.js';
+import { UploadLocker, withRequestMethod } from './upload-locker.js';
 import type { UploadService } from './upload.service.js';
 import type { AssetUploadStore } from './upload-store.js';
 
@@ -39,7 +40,7 @@ export class TusUploads {
     this.#server = new Server({
       path: UPLOADS_PATH,
       datastore: deps.store,
-      locker: new MemoryLocker(),
+      locker: new UploadLocker(),
       maxSize: deps.maxBytes,
       // The Location is the path alone: no Host header (a client's to choose) goes into it.
       relativeLocation: true,
@@ -69,10 +70,14 @@ export class TusUploads {
   /** Answers one tus request (`:id` already checked by the route). */
   async handle(req: IncomingMessage, res: ServerResponse, id: string | undefined): Promise<void> {
     const checksum = parseUploadChecksum(req.headers['upload-checksum']);
-    const answer = await withExpectedChecksum(checksum, () =>
-      this.#server.handleWeb(new NodeRequest({ req, res })),
+    const answer = await withRequestMethod(req.method ?? '', () =>
+      withExpectedChecksum(checksum, () => this.#server.handleWeb(new NodeRequest({ req, res }))),
     );
     const headers = new Headers(answer.headers);
+    // A conflict (the offset moved, the upload busy) comes before the body is read: tus would
+    // close the connection on a client still sending it. The body is read and dropped instead
+    // (Node does so once the answer is sent), so the client hears the answer.
+    if (answer.status === 409 || answer.status === 423) headers.delete('Connection');
     if (req.method === 'OPTIONS') headers.set('Tus-Checksum-Algorithm', CHECKSUM_ALGORITHM);
     if (req.method === 'HEAD' && answer.status === 200 && id !== undefined) {
       const asset = await this.deps.uploads.finishedAsset(id);

@@ -108,9 +108,18 @@ export class AssetUploadStore extends DataStore {
     // A copy, so a body refused by its checksum leaves the running digest as it was.
     const content = running?.bytes === offset ? running.hash.copy() : undefined;
     const check = checksum ? createHash('sha256') : undefined;
-    const handle = await fs.open(this.dataPath(id), 'r+').catch((err: unknown) => {
-      throw isNotFound(err) ? notFoundError() : err;
-    });
+    const handle = await fs.open(this.dataPath(id), 'r+').catch(notFoundAs(undefined));
+    if (!handle) {
+      // The last PATCH again, its answer lost: the upload is an asset now, and nothing more
+      // may come (tus allows no byte past the length). Answered like HEAD by the caller.
+      const info = await this.readInfo(id);
+      if (info?.asset && offset === info.size) {
+        const extra = stream[Symbol.asyncIterator]();
+        if (!(await extra.next()).done) throw notFoundError();
+        return offset;
+      }
+      throw notFoundError();
+    }
     let position = offset;
     let pending: Buffer[] = [];
     let pendingBytes = 0;

@@ -71,8 +71,13 @@ export class UploadService {
     return running;
   }
 
-  /** The asset an upload became, while its record is kept (until it expires). */
+  /**
+   * The asset an upload became, while its record is kept (until it expires); while this
+   * process is turning it into one, once that is done (a HEAD then names the asset).
+   */
   async finishedAsset(id: string): Promise<UploadedAsset | undefined> {
+    const running = this.#finishing.get(id);
+    if (running) return running.catch(() => undefined);
     return (await this.deps.store.readInfo(id))?.asset;
   }
 
