@@ -2,18 +2,52 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** The images the harness starts; pulled only with TEST_PULL_IMAGES=1. */
+const POSTGRES_IMAGE = 'postgres:16-alpine';
+const MINIO_IMAGE = 'minio/minio:RELEASE.2024-12-13T22-19-12Z';
+
 /**
  * Chooses the run's Postgres once, before any test file: TEST_DATABASE_URL, else a
- * testcontainers server when a Docker engine answers, else embedded PGlite. The choice
- * reaches the workers through the environment (TEST_DATABASE_MODE, TEST_DATABASE_URL).
- * The fallback to PGlite names testcontainers' error; with TEST_REQUIRE_POSTGRES=1 (CI)
- * it fails the run instead, so a run meant for PostgreSQL never quietly tests PGlite.
+ * testcontainers server when a Docker engine answers and holds the image, else embedded
+ * PGlite. The choice reaches the workers through the environment (TEST_DATABASE_MODE,
+ * TEST_DATABASE_URL). A part given by the environment (TEST_DATABASE_URL, S3_ENDPOINT) never
+ * touches Docker. The fallback to PGlite says why in one line; with TEST_REQUIRE_POSTGRES=1
+ * (CI) it fails the run instead, so a run meant for PostgreSQL never quietly tests PGlite.
  * In PGlite mode it also initialises one data folder and saves it as a tarball
  * (TEST_PGLITE_TEMPLATE), so each test file's database starts from it instead of initdb.
  */
 export default async function globalSetup() {
   await chooseDatabase();
   await chooseS3();
+}
+
+/**
+ * Why testcontainers cannot start `image` here without reaching out to a registry, or
+ * undefined when it can: a Docker engine must answer and hold the image. A machine with an
+ * engine but no registry would otherwise try a public registry and wait for it to fail
+ * before falling back; images are pulled only with TEST_PULL_IMAGES=1 (the GitHub workflow
+ * sets it). Ryuk, testcontainers' reaper, is turned off when its image is not held: the
+ * global teardown stops the containers itself.
+ */
+async function dockerCannotStart(image) {
+  let client;
+  try {
+    const { getContainerRuntimeClient } = await import('testcontainers');
+    client = await getContainerRuntimeClient();
+  } catch (err) {
+    return `no Docker engine answers (${errorText(err)})`;
+  }
+  if (process.env.TEST_PULL_IMAGES === '1') return undefined;
+  const { ImageName } = await import('testcontainers');
+  const held = (name) => client.image.exists(ImageName.fromString(name)).catch(() => false);
+  if (!(await held(image))) {
+    return `${image} is not on this Docker engine, and the tests pull no image unless TEST_PULL_IMAGES=1`;
+  }
+  if (process.env.TESTCONTAINERS_RYUK_DISABLED !== 'true') {
+    const { REAPER_IMAGE } = await import('testcontainers/build/reaper/reaper.js');
+    if (!(await held(REAPER_IMAGE))) process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
+  }
+  return undefined;
 }
 
 async function chooseDatabase() {
@@ -23,16 +57,16 @@ async function chooseDatabase() {
     return;
   }
   try {
-    const { getContainerRuntimeClient } = await import('testcontainers');
-    await getContainerRuntimeClient();
+    const cannot = await dockerCannotStart(POSTGRES_IMAGE);
+    if (cannot) throw new Error(cannot);
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-    const container = await new PostgreSqlContainer('postgres:16-alpine').start();
+    const container = await new PostgreSqlContainer(POSTGRES_IMAGE).start();
     globalThis.__testPostgresContainer = container;
     process.env.TEST_DATABASE_URL = container.getConnectionUri();
     process.env.TEST_DATABASE_MODE = 'postgres';
     console.log(`\ntests use a testcontainers Postgres`);
   } catch (err) {
-    const reason = `testcontainers could not start PostgreSQL: ${errorText(err)}`;
+    const reason = `no PostgreSQL from testcontainers: ${errorText(err)}`;
     if (process.env.TEST_REQUIRE_POSTGRES === '1') {
       throw new Error(`TEST_REQUIRE_POSTGRES=1 and no TEST_DATABASE_URL, and ${reason}`);
     }
@@ -55,10 +89,10 @@ async function chooseS3() {
     return;
   }
   try {
-    const { getContainerRuntimeClient } = await import('testcontainers');
-    await getContainerRuntimeClient();
+    const cannot = await dockerCannotStart(MINIO_IMAGE);
+    if (cannot) throw new Error(cannot);
     const { MinioContainer } = await import('@testcontainers/minio');
-    const container = await new MinioContainer('minio/minio:RELEASE.2024-12-13T22-19-12Z').start();
+    const container = await new MinioContainer(MINIO_IMAGE).start();
     globalThis.__testMinioContainer = container;
     Object.assign(process.env, {
       S3_ENDPOINT: container.getConnectionUrl(),
@@ -69,7 +103,7 @@ async function chooseS3() {
     });
     console.log(`tests use a testcontainers MinIO for S3`);
   } catch (err) {
-    process.env.TEST_S3_SKIPPED = `no S3_ENDPOINT, and testcontainers could not start MinIO: ${errorText(err)}`;
+    process.env.TEST_S3_SKIPPED = `no S3_ENDPOINT, and no MinIO from testcontainers: ${errorText(err)}`;
   }
 }
 

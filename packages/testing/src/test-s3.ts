@@ -43,7 +43,7 @@ export function describeS3(name: string, body: (s3: TestS3) => void): void {
     told = true;
     console.log(
       `S3 suites skipped: ${process.env[SKIP_ENV] ?? 'no S3_ENDPOINT'} ` +
-        '(set S3_ENDPOINT, e.g. from ../shared/tools/ceph-s3.sh, or run where Docker pulls MinIO)',
+        '(set S3_ENDPOINT, e.g. from ../shared/tools/ceph-s3.sh, or TEST_PULL_IMAGES=1 where Docker can pull MinIO)',
     );
   }
   // Skipped without an S3 server (no S3_ENDPOINT, no Docker for MinIO); the line above says
