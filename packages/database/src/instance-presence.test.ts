@@ -1,4 +1,4 @@
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, TcpProxy, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { AdvisoryPresence, ProcessPresence } from './instance-presence.js';
 
 describe('presence in one process (embedded database)', () => {
@@ -44,6 +44,30 @@ onServer('presence on a PostgreSQL server', () => {
     }
   });
 
+  it('holds its presence again after its connection was lost, and probes others meanwhile', async () => {
+    const server = new URL(url);
+    const proxy = await TcpProxy.start(server.hostname, Number(server.port || 5432));
+    const a = await AdvisoryPresence.hold(proxy.rewrite(url), 'test');
+    const b = await AdvisoryPresence.hold(url, 'test');
+    try {
+      expect(await b.isGone(a.id)).toBe(false);
+      // The server restarted, say: a's connection is gone, and with it its lock.
+      await proxy.cut();
+      await proxy.restore();
+      await waitFor(async () => !(await b.isGone(a.id)));
+      // a probes again on its new connection rather than failing on the dead one.
+      expect(await a.isGone(b.id)).toBe(false);
+      const c = await AdvisoryPresence.hold(url, 'test');
+      expect(await a.isGone(c.id)).toBe(false);
+      await c.close();
+      expect(await a.isGone(c.id)).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+      await proxy.close();
+    }
+  });
+
   it('keeps namespaces apart: the same id in another service is not this one', async () => {
     const a = await AdvisoryPresence.hold(url, 'one');
     const b = await AdvisoryPresence.hold(url, 'two');
@@ -55,3 +79,11 @@ onServer('presence on a PostgreSQL server', () => {
     }
   });
 });
+
+/** Polls `ready` every 50 ms for up to 10 s. */
+async function waitFor(ready: () => Promise<boolean>): Promise<void> {
+  for (const until = Date.now() + 10_000; !(await ready());) {
+    if (Date.now() > until) throw new Error('not within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

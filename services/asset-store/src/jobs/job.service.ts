@@ -71,7 +71,8 @@ export class JobService {
   /**
    * At start: jobs left `running` by instances that are gone are failed, with the reason.
    * Those of instances still alive on the same database (they hold their presence) keep
-   * running; a gone owner cannot come back, so a job failed here stays failed.
+   * running. An owner that only lost its connection takes its presence back once it
+   * reconnects, but a job failed here stays failed: its outcome is saved only over `running`.
    */
   static async failInterrupted(db: Kysely<Database>, presence: InstancePresence): Promise<number> {
     const gone: (string | null)[] = [];
