@@ -156,3 +156,25 @@ describe("a rebuild that indexes an ingest's file before its row commits", () =>
     expect(rows).toEqual([{ hash, path: filename }]);
   });
 });
+
+describe('the database lost while an ingest is staged', () => {
+  it('answers 503 in the database outage’s words, never a 400 that blames the body', async () => {
+    // pg's words when the server goes away mid-query (a restart): a bare Error, no code.
+    const lost = () => Promise.reject(new Error('Connection terminated unexpectedly'));
+    const blobs = Object.assign(Object.create(t.blobs) as typeof t.blobs, { stage: lost });
+    const { app } = variantApp(t, { resources: { blobs } });
+    const res = await request(app)
+      .post('/api/v1/can/0/ingest')
+      .attach('file', Buffer.from('staged while the database went'), 'a.txt');
+    expect({
+      status: res.status,
+      retryAfter: res.headers['retry-after'],
+      body: res.body as unknown,
+    }).toEqual({
+      status: 503,
+      retryAfter: '5',
+      body: { status: 'error', error: 'the database is unavailable: try again shortly' },
+    });
+    await nothingLeft();
+  });
+});

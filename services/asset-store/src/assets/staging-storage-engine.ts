@@ -46,6 +46,7 @@ export class StagingStorageEngine implements StorageEngine {
         },
         (err: unknown) => {
           file.stream.resume();
+          if (typeof err === 'object' && err !== null) fromStaging.add(err);
           callback(err);
         },
       );
@@ -64,11 +65,20 @@ export class StagingStorageEngine implements StorageEngine {
 }
 
 /**
+ * What staging failed with (the store, the database issuing the timestamp): never the body's
+ * fault, whatever its shape. pg's "Connection terminated unexpectedly" is a bare `Error` too.
+ */
+const fromStaging = new WeakSet<object>();
+
+/**
  * busboy reports a body it cannot parse (no boundary, a cut-off part, a malformed header)
- * as a bare `Error`; disk failures carry an errno `code` and our own errors are subclasses.
+ * as a bare `Error`; disk failures carry an errno `code`, our own errors are subclasses, and
+ * staging's own failures are marked (`fromStaging`).
  */
 function isParseFailure(err: unknown): err is Error {
-  return err instanceof Error && err.constructor === Error && !('code' in err);
+  return (
+    err instanceof Error && err.constructor === Error && !('code' in err) && !fromStaging.has(err)
+  );
 }
 
 /** Multer's and the multipart parser's own failures, in the catalogue's words. */
