@@ -17,6 +17,7 @@ import { bucketState, checkAssets, checkerS3 } from './chaos/check-assets.js';
 import { checkChanges } from './chaos/check-changes.js';
 import { checkRelay, readInbox } from './chaos/check-relay.js';
 import { Instance, RELAY_PUBSUB } from './chaos/cluster.js';
+import { deleteObjectsUnder } from '../services/asset-store/src/storage/s3/s3-client.js';
 import { sleep, Tally, type Anomaly } from './chaos/http.js';
 import { Nemesis } from './chaos/nemesis.js';
 import { PostgresServer } from './chaos/postgres-server.js';
@@ -25,35 +26,64 @@ import { RelayLoad } from './chaos/relay-load.js';
 // The SDK's notice that its 2027 releases need Node 22 is not this run's business.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1] ?? 0) || 300;
-const s3 = testS3();
-if (!s3) {
-  console.error('chaos: needs an S3 gateway: set S3_ENDPOINT (source /work/s3dev/s3.env)');
-  process.exit(2);
-}
+const s3 =
+  testS3() ??
+  (() => {
+    console.error('chaos: needs an S3 gateway: set S3_ENDPOINT (source /work/s3dev/s3.env)');
+    return process.exit(2);
+  })();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'chaos-run-'));
 const bucket = `chaos-${randomBytes(5).toString('hex')}`;
 const log = (text: string) => console.log(`chaos [${Math.round(process.uptime())} s] ${text}`);
 
-const postgres = await PostgresServer.start(await freePort());
-const parts = {
-  databaseUrl: postgres.url(),
-  s3,
-  bucket,
-  natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
-  dir,
-};
 const stores: Instance[] = [];
 const relays: Instance[] = [];
-for (let i = 1; i <= 3; i++) {
-  stores.push(await Instance.create(`asset-store-${i}`, 'asset-store', parts));
-  relays.push(await Instance.create(`handle-relay-${i}`, 'handle-relay', parts));
-}
-const all = [...stores, ...relays];
+const all: Instance[] = [];
 const anomalies: Anomaly[] = [];
 const tally = new Tally();
 let nemesis: Nemesis | undefined;
 let exitCode = 0;
+let postgres: PostgresServer | undefined;
+let tornDown: Promise<void> | undefined;
+
+/** Stops the instances and the run's PostgreSQL (a daemon of its own), drops the bucket. */
+function tearDown(): Promise<void> {
+  tornDown ??= (async () => {
+    await nemesis?.stop().catch(() => undefined);
+    await Promise.all(all.map((i) => i.close()));
+    await postgres?.destroy();
+    const client = checkerS3(s3);
+    await deleteObjectsUnder(client, bucket, '').catch(() => undefined);
+    await client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
+    client.destroy();
+    if (exitCode === 0) fs.rmSync(dir, { recursive: true, force: true });
+    else log(`the instances' logs and storage roots are kept in ${dir}`);
+  })();
+  return tornDown;
+}
+
+// Stopped from outside (CI's cleanup, ^C): nothing of the run outlives it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    exitCode = 2;
+    void tearDown().finally(() => process.exit(130));
+  });
+}
+
 try {
+  postgres = await PostgresServer.start(await freePort());
+  const parts = {
+    databaseUrl: postgres.url(),
+    s3,
+    bucket,
+    natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    dir,
+  };
+  for (let i = 1; i <= 3; i++) {
+    stores.push(await Instance.create(`asset-store-${i}`, 'asset-store', parts));
+    relays.push(await Instance.create(`handle-relay-${i}`, 'handle-relay', parts));
+  }
+  all.push(...stores, ...relays);
   // The first of each kind migrates its schema; the others start once it serves.
   for (const first of [stores[0]!, relays[0]!]) first.start();
   await Promise.all([stores[0]!.waitHealthy(), relays[0]!.waitHealthy()]);
@@ -148,16 +178,6 @@ try {
   );
   exitCode = 2;
 } finally {
-  await nemesis?.stop().catch(() => undefined);
-  await Promise.all(all.map((i) => i.close()));
-  await postgres.destroy();
-  const client = checkerS3(s3);
-  const { deleteObjectsUnder } =
-    await import('../services/asset-store/src/storage/s3/s3-client.js');
-  await deleteObjectsUnder(client, bucket, '').catch(() => undefined);
-  await client.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
-  client.destroy();
-  if (exitCode === 0) fs.rmSync(dir, { recursive: true, force: true });
-  else log(`the instances' logs and storage roots are kept in ${dir}`);
+  await tearDown();
 }
 process.exit(exitCode);
