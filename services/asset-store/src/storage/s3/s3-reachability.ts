@@ -2,7 +2,7 @@ import { S3ServiceException } from '@aws-sdk/client-s3';
 import { networkFailureOf, type S3Outcomes } from './s3-client.js';
 
 /** A known state is trusted this long; past it, health asks S3 once (one HEAD of the bucket). */
-export const REACHABILITY_TTL_MS = 5_000;
+export const REACHABILITY_TTL_MS = 2_000;
 /** Health waits this long for that question; no answer within it is an answer too. */
 export const PROBE_TIMEOUT_MS = 2_000;
 
