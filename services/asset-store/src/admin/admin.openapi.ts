@@ -2,6 +2,7 @@ import { API_BASE } from '../api-base.js';
 import {
   errorResponses,
   hashParameter,
+  ref,
   successResponse,
   type JsonObject,
   type OpenApiFeature,
@@ -23,6 +24,16 @@ const counts = (fields: Record<string, JsonObject>): JsonObject => ({
 
 /** `POST /admin/verify`, `POST /admin/rebuild`, `DELETE /admin/asset/{hash}`. */
 export const adminOpenApi: OpenApiFeature = {
+  schemas: {
+    // Named: a job's `result` is one of them (job.openapi.ts).
+    VerifyReport: counts({ checked: count, corrupted: count, missing: count, duration_ms: count }),
+    RebuildReport: counts({
+      mode: { type: 'string', enum: ['soft', 'hard'], description: 'What finally ran' },
+      scanned: count,
+      indexed: count,
+      errors: count,
+    }),
+  },
   paths: {
     [`${BASE}/verify`]: {
       post: {
@@ -32,7 +43,7 @@ export const adminOpenApi: OpenApiFeature = {
         responses: {
           '200': successResponse(
             'Scrub counts (corrupted: content mismatch; missing: file gone)',
-            counts({ checked: count, corrupted: count, missing: count, duration_ms: count }),
+            ref('VerifyReport'),
           ),
           ...errorResponses(authErrors),
         },
@@ -54,15 +65,7 @@ export const adminOpenApi: OpenApiFeature = {
           },
         ],
         responses: {
-          '200': successResponse(
-            'What ran and the counts',
-            counts({
-              mode: { type: 'string', enum: ['soft', 'hard'] },
-              scanned: count,
-              indexed: count,
-              errors: count,
-            }),
-          ),
+          '200': successResponse('What ran and the counts', ref('RebuildReport')),
           ...errorResponses({ 400: 'Invalid mode', ...authErrors }),
         },
       },

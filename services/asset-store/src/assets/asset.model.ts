@@ -1,11 +1,8 @@
 import type { AssetAttributes } from '../storage/attributes.js';
+import type { AssetRecord } from './asset-record.js';
 import type { AssetRow, NewAssetRow } from './asset.table.js';
 
-/**
- * The spec's asset metadata record: optional fields absent when unknown (never `null` or
- * an empty string), `tags` always an array. The same keys the files' attributes carry.
- */
-export type AssetRecord = AssetAttributes;
+export type { AssetRecord } from './asset-record.js';
 
 /** The optional text fields of a record, in the order they are shown. */
 export const OPTIONAL_FIELDS = [
@@ -15,6 +12,15 @@ export const OPTIONAL_FIELDS = [
   'human_filename',
   'human_path',
 ] as const;
+
+// Compile-time checks: the record (asset-record.ts) is the files' attributes less the
+// content digest, and the mapper below copies each of its optional fields.
+// Exact: optional fields and readonly count too (mutual assignability would let them by).
+type Same<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type OptionalKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
+true satisfies Same<AssetRecord, Omit<AssetAttributes, 'content_sha256'>>;
+true satisfies Same<(typeof OPTIONAL_FIELDS)[number], OptionalKeys<AssetRecord>>;
 
 /** The one mapper from an index row to the record the API shows. */
 export function toAssetRecord(row: AssetRow): AssetRecord {

@@ -50,6 +50,7 @@ const job = {
     bytes_rate: { ...rateOrNull, description: 'Bytes per second since the start (verify)' },
     eta_s: { ...countOrNull, description: 'Seconds left at the rate so far; null unless running' },
     result: {
+      anyOf: [ref('VerifyReport'), ref('RebuildReport'), { type: 'null' }],
       description:
         'Once ended: what POST /admin/verify or /admin/rebuild would answer (the counts so far when cancelled); null before',
     },
