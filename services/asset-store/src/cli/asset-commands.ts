@@ -4,7 +4,8 @@ import { CliError, UsageError } from './cli-errors.js';
 import type { CommandContext } from './command-context.js';
 import { downloadAsset } from './download.js';
 import { listOptions, queryOf, searchOptions, type QueryFlags } from './query-options.js';
-import type { AssetRecord, Page, StoreClient } from './store-client.js';
+import type { Asset, AssetPage } from '../client/index.js';
+import type { StoreClient } from './store-client.js';
 
 interface TagFlags {
   add?: boolean;
@@ -13,15 +14,15 @@ interface TagFlags {
 
 /** `ls`, `search`, `get`, `meta`, `tag`, `trash` and `restore`. */
 export function addAssetCommands(program: Command, ctx: CommandContext): void {
-  const showPage = async (cmd: Command, path: '/list' | '/search', flags: QueryFlags) => {
+  const showPage = async (cmd: Command, endpoint: 'list' | 'search', flags: QueryFlags) => {
     const c = ctx.client(cmd);
     const query = queryOf(flags);
     const json = ctx.json(cmd);
     if (flags.all) query.limit ??= 1000;
-    const items: AssetRecord[] = [];
-    let page: Page;
+    const items: Asset[] = [];
+    let page: AssetPage;
     for (;;) {
-      page = await c.json<Page>('GET', path, { query });
+      page = await (endpoint === 'list' ? c.api.list(query) : c.api.search(query));
       if (json) for (const item of page.items) ctx.io.stdout(`${JSON.stringify(item)}\n`);
       else items.push(...page.items);
       const last = page.items.at(-1);
@@ -36,11 +37,11 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
     }
   };
   listOptions(program.command('ls').description('list assets, newest first')).action(
-    (flags: QueryFlags, cmd: Command) => showPage(cmd, '/list', flags),
+    (flags: QueryFlags, cmd: Command) => showPage(cmd, 'list', flags),
   );
   searchOptions(
     program.command('search').description('search assets; filters combine with AND'),
-  ).action((flags: QueryFlags, cmd: Command) => showPage(cmd, '/search', flags));
+  ).action((flags: QueryFlags, cmd: Command) => showPage(cmd, 'search', flags));
 
   program
     .command('get')
@@ -74,7 +75,7 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
     .argument('<hash>', 'hash or unique prefix')
     .action(async (hash: string, _flags: unknown, cmd: Command) => {
       const c = ctx.client(cmd);
-      ctx.print(cmd, await c.json('GET', `/asset/${await resolveHash(c, hash)}/meta`));
+      ctx.print(cmd, await c.api.meta(await resolveHash(c, hash)));
     });
 
   program
@@ -93,18 +94,18 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
         .filter(Boolean);
       let tags = named;
       if (flags.add || flags.remove) {
-        const current = (await c.json<AssetRecord>('GET', `/asset/${full}/meta`)).tags;
+        const current = (await c.api.meta(full)).tags;
         tags = flags.add
           ? [...current, ...named.filter((t) => !current.includes(t))]
           : current.filter((t) => !named.includes(t));
       }
-      await c.json('PATCH', `/asset/${full}`, { body: { tags } });
+      await c.api.update(full, { tags });
       ctx.print(cmd, { hash: full, tags });
     });
 
-  for (const [name, method, suffix, done] of [
-    ['trash', 'DELETE', '', 'trashed'],
-    ['restore', 'POST', '/restore', 'restored'],
+  for (const [name, done] of [
+    ['trash', 'trashed'],
+    ['restore', 'restored'],
   ] as const) {
     program
       .command(name)
@@ -114,7 +115,7 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
         const c = ctx.client(cmd);
         for (const given of hashes) {
           const hash = await resolveHash(c, given);
-          await c.json(method, `/asset/${hash}${suffix}`);
+          await c.api[name](hash);
           ctx.io.stdout(
             ctx.json(cmd) ? `${JSON.stringify({ hash, status: done })}\n` : `${done} ${hash}\n`,
           );
@@ -129,8 +130,11 @@ async function resolveHash(client: StoreClient, given: string): Promise<string> 
   if (!/^[0-9a-fA-F]{8,63}$/.test(given)) {
     throw new UsageError(`${given}: expected a hash (64 hex characters) or a prefix of 8 or more`);
   }
-  const page = await client.json<Page>('GET', '/search', {
-    query: { hash: given, limit: 2, include_trashed: true, include_corrupted: true },
+  const page = await client.api.search({
+    hash: given,
+    limit: 2,
+    include_trashed: 'true',
+    include_corrupted: 'true',
   });
   const [first, second] = page.items;
   if (!first) throw new CliError(`${given}: no asset has such a hash`);

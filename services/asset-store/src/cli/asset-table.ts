@@ -1,10 +1,10 @@
-import type { AssetRecord } from './store-client.js';
+import type { Asset } from '../client/index.js';
 
 /** Characters of a hash a table shows; commands take any unique prefix of 8 or more. */
 export const SHORT_HASH = 12;
 
 /** Records as an aligned text table, one line per asset. */
-export function assetTable(items: readonly AssetRecord[]): string {
+export function assetTable(items: readonly Asset[]): string {
   const rows = items.map((item) => [
     item.hash.slice(0, SHORT_HASH),
     new Date(item.timestamp).toISOString(),

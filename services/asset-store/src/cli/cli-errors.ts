@@ -1,18 +1,13 @@
+import { ApiError } from '../client/index.js';
+
+/** The store answered with an error envelope (or something that was not one): the client's. */
+export { ApiError };
+
 /** The CLI's exit codes: 0 done, 1 something failed, 2 a usage mistake, 130 interrupted. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
 
 /** A command line the CLI cannot run (exit 2). */
 export class UsageError extends Error {}
-
-/** The store answered with an error envelope (or something that was not one). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** A check on the client's side failed, for example a download whose digest differs. */
 export class CliError extends Error {}

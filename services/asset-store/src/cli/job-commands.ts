@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { EXIT, UsageError } from './cli-errors.js';
 import type { CommandContext } from './command-context.js';
-import { followJob, jobsOf, startAndFollow } from './jobs.js';
-import type { Job } from './store-client.js';
+import type { Job } from '../client/index.js';
+import { followJob, startAndFollow } from './jobs.js';
 
 interface JobsFlags {
   follow?: boolean;
@@ -38,20 +38,18 @@ export function addJobCommands(program: Command, ctx: CommandContext): void {
       if (id === undefined) {
         if (flags.follow || flags.cancel)
           throw new UsageError('--follow and --cancel need a job id');
-        const jobs = jobsOf(await c.json('GET', '/admin/jobs'));
+        const jobs = await c.api.jobs();
         for (const job of jobs) {
           ctx.io.stdout(
             json
               ? `${JSON.stringify(job)}\n`
-              : `${String(job.id)}  ${job.kind}  ${job.status}  ${job.done ?? 0}/${job.total ?? '?'}  ${String(job.started_at ?? '')}\n`,
+              : `${job.id}  ${job.kind}  ${job.status}  ${job.done}/${job.total ?? '?'}  ${job.started_at}\n`,
           );
         }
         return;
       }
-      const path = `/admin/jobs/${encodeURIComponent(id)}`;
-      if (flags.cancel) ctx.print(cmd, await c.json('DELETE', path));
-      else if (flags.follow)
-        endOf(await followJob(c, await c.json<Job>('GET', path), ctx.io, json));
-      else ctx.print(cmd, await c.json('GET', path));
+      if (flags.cancel) ctx.print(cmd, await c.api.cancelJob(id));
+      else if (flags.follow) endOf(await followJob(c, await c.api.job(id), ctx.io, json));
+      else ctx.print(cmd, await c.api.job(id));
     });
 }

@@ -1,15 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
+import type { Job, JobRequest } from '../client/index.js';
 import { InterruptedError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
-import type { Job, StoreClient } from './store-client.js';
+import type { StoreClient } from './store-client.js';
 import { formatBytes } from './upload-progress.js';
 
 /** How often a followed job is asked for its state. */
 const POLL_MS = 500;
-
-/** What `verify` and `rebuild` ask for (contract, "asset-store: jobs"). */
-export type JobRequest = { kind: 'verify' } | { kind: 'rebuild'; mode: 'soft' | 'hard' };
 
 /** Starts a job (`POST /admin/jobs`) and follows it to its end. */
 export async function startAndFollow(
@@ -18,7 +16,7 @@ export async function startAndFollow(
   io: CliIo,
   json: boolean,
 ): Promise<Job> {
-  const job = await client.json<Job>('POST', '/admin/jobs', { body: request });
+  const job = await client.api.startJob(request);
   return followJob(client, job, io, json);
 }
 
@@ -32,7 +30,6 @@ export async function followJob(
   io: CliIo,
   json: boolean,
 ): Promise<Job> {
-  const id = encodeURIComponent(String(first.id));
   const bar =
     !json && io.isTTY
       ? new cliProgress.SingleBar(
@@ -55,7 +52,7 @@ export async function followJob(
     }
     if (bar) {
       bar.setTotal(Math.max(1, job.total ?? 1));
-      bar.update(job.done ?? 0, payload(job));
+      bar.update(job.done, payload(job));
     }
     if (job.status !== 'running') break;
     try {
@@ -63,18 +60,18 @@ export async function followJob(
     } catch {
       bar?.stop();
       io.stderr(
-        `asset-store: job ${String(job.id)} keeps running; ` +
-          `follow it with \`asset-store jobs ${String(job.id)} --follow\`, ` +
-          `cancel it with \`asset-store jobs ${String(job.id)} --cancel\`\n`,
+        `asset-store: job ${job.id} keeps running; ` +
+          `follow it with \`asset-store jobs ${job.id} --follow\`, ` +
+          `cancel it with \`asset-store jobs ${job.id} --cancel\`\n`,
       );
       throw new InterruptedError();
     }
-    job = await client.json<Job>('GET', `/admin/jobs/${id}`);
+    job = await client.api.job(first.id);
   }
   bar?.stop();
   if (!json) {
-    io.stderr(`asset-store: ${job.kind} job ${String(job.id)} ${job.status}\n`);
-    if (job.result !== undefined && job.result !== null) {
+    io.stderr(`asset-store: ${job.kind} job ${job.id} ${job.status}\n`);
+    if (job.result !== null) {
       io.stdout(`${JSON.stringify(job.result, null, 2)}\n`);
     }
   }
@@ -83,19 +80,12 @@ export async function followJob(
 
 function payload(job: Job) {
   return {
-    done: job.done ?? 0,
+    done: job.done,
     total: job.total ?? '?',
     bytes:
-      job.bytes_total !== undefined && job.bytes_total !== null
-        ? `${formatBytes(job.bytes_done ?? 0)}/${formatBytes(job.bytes_total)}`
+      job.bytes_total !== null
+        ? `${formatBytes(job.bytes_done)}/${formatBytes(job.bytes_total)}`
         : '',
-    eta: job.eta_s === undefined || job.eta_s === null ? '?' : `${Math.round(job.eta_s)} s`,
+    eta: job.eta_s === null ? '?' : `${Math.round(job.eta_s)} s`,
   };
-}
-
-/** The jobs the store lists, whether it answers an array or a page of them. */
-export function jobsOf(data: unknown): Job[] {
-  if (Array.isArray(data)) return data as Job[];
-  const page = data as { items?: Job[]; jobs?: Job[] };
-  return page.items ?? page.jobs ?? [];
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { UsageError } from './cli-errors.js';
-import type { Query } from './store-client.js';
+import type { SearchQuery } from '../client/index.js';
 
 /** Options of `ls` and `search` as commander hands them over. */
 export interface QueryFlags {
@@ -47,7 +47,7 @@ export function searchOptions(command: Command): Command {
 }
 
 /** The query parameters the flags stand for; the store validates the values themselves. */
-export function queryOf(flags: QueryFlags): Query {
+export function queryOf(flags: QueryFlags): SearchQuery {
   return {
     limit: flags.limit,
     offset: flags.offset,

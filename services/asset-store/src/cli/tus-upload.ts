@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Upload, type DetailedError } from 'tus-js-client';
 import { ApiError, InterruptedError } from './cli-errors.js';
-import type { IngestFields } from './store-client.js';
+import type { IngestFields } from '../client/index.js';
 import type { UrlStorage } from './upload-state.js';
 
 /** One large file sent over tus (contract, "resumable uploads (tus 1.0.0)"). */

@@ -38,7 +38,7 @@ export function addUploadCommand(program: Command, ctx: CommandContext): void {
       const files = await planFiles(paths);
       const client = ctx.client(cmd, concurrency);
       // One request first: an unreachable store or a wrong token is one error, not one per file.
-      await client.json('GET', '/list', { query: { limit: 1 } });
+      await client.check();
       const reporter = uploadReporter(ctx.io, files, ctx.json(cmd));
       const summary = await uploadFiles({
         client,

@@ -9,7 +9,8 @@ import {
   type CheckedFile,
 } from './content-check.js';
 import type { PlannedFile } from './file-walk.js';
-import type { IngestFields, StoreClient } from './store-client.js';
+import type { IngestFields } from '../client/index.js';
+import type { StoreClient } from './store-client.js';
 import type { UrlStorage } from './upload-state.js';
 
 /** Files larger than this go through tus (contract, "asset-store: CLI"). */
