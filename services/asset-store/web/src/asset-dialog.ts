@@ -1,14 +1,4 @@
-import {
-  API,
-  ApiError,
-  authHeaders,
-  fetchMeta,
-  fetchThumb,
-  patchAsset,
-  request,
-  setTrashed,
-  type Asset,
-} from './api.js';
+import { API, ApiError, fetchThumb, store, type Asset } from './api.js';
 import { announce, byId, formatTime, h } from './dom.js';
 import { getToken } from './session.js';
 
@@ -37,7 +27,7 @@ export async function showAsset(
   const dialog = byId<HTMLDialogElement>('asset-dialog');
   let asset: Asset;
   try {
-    asset = await fetchMeta(hash);
+    asset = await store.meta(hash);
   } catch (err) {
     announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
     closed();
@@ -53,7 +43,7 @@ export async function showAsset(
   };
   if (!dialog.open) dialog.showModal();
   async function refresh() {
-    asset = await fetchMeta(hash);
+    asset = await store.meta(hash);
     changed(asset);
     render();
   }
@@ -80,12 +70,12 @@ export async function showAsset(
     };
     const save = act(
       'Saving',
-      () => patchAsset(a.hash, { tags: splitTags(tags.value), description: description.value }),
+      () => store.update(a.hash, { tags: splitTags(tags.value), description: description.value }),
       'Saved.',
     );
     const trash = act(
       'Trash',
-      () => setTrashed(a.hash, !a.is_trashed),
+      () => (a.is_trashed ? store.restore(a.hash) : store.trash(a.hash)),
       a.is_trashed ? 'Restored.' : 'Moved to trash.',
     );
     const rows: [string, string | undefined][] = [
@@ -164,8 +154,8 @@ function downloadButton(a: Asset, name: string): HTMLElement {
     {
       type: 'button',
       onclick: () => {
-        void request(href, { headers: authHeaders() })
-          .then((res) => res.blob())
+        void store
+          .download(a.hash)
           .then((blob) => {
             const url = URL.createObjectURL(blob);
             const link = h('a', { href: url, download: name });

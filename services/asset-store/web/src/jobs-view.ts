@@ -1,15 +1,10 @@
-import { API, ApiError, json, type Job } from './api.js';
+import { admin, ApiError, type Job, type JobRequest } from './api.js';
 import { announce, formatBytes, formatTime, h } from './dom.js';
 
 /** Polling while a job runs: often enough that its bar visibly moves. */
 const RUNNING_POLL_MS = 500;
 /** Polling while none runs: only to notice jobs started elsewhere. */
 const IDLE_POLL_MS = 2000;
-
-function time(t: number | string | null | undefined): string {
-  if (t === null || t === undefined) return '';
-  return formatTime(typeof t === 'number' ? t : Date.parse(t));
-}
 
 /**
  * Verify and rebuild jobs (`/admin/jobs`, admin token asked once per session): start one,
@@ -20,10 +15,10 @@ function time(t: number | string | null | undefined): string {
 export function jobsView(): { view: HTMLElement; stop: () => void } {
   const list = h('ul', { class: 'jobs', 'aria-label': 'Jobs' });
   const error = h('p', { class: 'error', role: 'alert' });
-  const start = (body: object) => async () => {
+  const start = (body: JobRequest) => async () => {
     error.textContent = '';
     try {
-      await json<Job>(`${API}/admin/jobs`, { method: 'POST', body: JSON.stringify(body) }, 'admin');
+      await admin.startJob(body);
       await poll();
     } catch (err) {
       error.textContent = err instanceof ApiError ? err.message : 'The asset store did not answer.';
@@ -61,12 +56,7 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
     clearTimeout(timer);
     let running = false;
     try {
-      const data = await json<Job[] | { items?: Job[]; jobs?: Job[] }>(
-        `${API}/admin/jobs`,
-        {},
-        'admin',
-      );
-      const jobs = Array.isArray(data) ? data : (data.items ?? data.jobs ?? []);
+      const jobs = await admin.jobs();
       list.replaceChildren(...jobs.map(jobItem));
       running = jobs.some((job) => job.status === 'running');
       if (jobs.length === 0) list.append(h('li', {}, 'No jobs yet.'));
@@ -77,14 +67,14 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
   }
   function jobItem(job: Job): HTMLElement {
     const total = job.bytes_total || job.total || 0;
-    const done = job.bytes_total ? (job.bytes_done ?? 0) : (job.done ?? 0);
+    const done = job.bytes_total ? job.bytes_done : job.done;
     const label = job.kind === 'verify' ? 'Verify' : 'Rebuild';
     const parts = [
-      job.total ? `${job.done ?? 0} of ${job.total} files` : undefined,
+      job.total ? `${job.done} of ${job.total} files` : undefined,
       job.bytes_total
-        ? `${formatBytes(job.bytes_done ?? 0)} of ${formatBytes(job.bytes_total)}`
+        ? `${formatBytes(job.bytes_done)} of ${formatBytes(job.bytes_total)}`
         : undefined,
-      job.status === 'running' && job.eta_s !== null && job.eta_s !== undefined
+      job.status === 'running' && job.eta_s !== null
         ? `about ${Math.ceil(job.eta_s)} s left`
         : undefined,
     ].filter(Boolean);
@@ -94,7 +84,7 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
         'data-job': job.id,
         'data-kind': job.kind,
         'data-status': job.status,
-        'data-done': job.done ?? 0,
+        'data-done': job.done,
       },
       h('strong', {}, `${label} `),
       h('span', { class: 'status' }, job.status),
@@ -104,21 +94,16 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
         'aria-label': `${label} progress`,
       }),
       h('span', { class: 'detail' }, parts.join(', ')),
-      h('span', { class: 'when' }, `started ${time(job.started_at)}`),
-      job.result !== undefined && job.result !== null
-        ? h('code', {}, JSON.stringify(job.result))
-        : null,
+      h('span', { class: 'when' }, `started ${formatTime(job.started_at)}`),
+      job.result !== null ? h('code', {}, JSON.stringify(job.result)) : null,
       job.status === 'running'
         ? h(
             'button',
             {
               type: 'button',
               onclick: () => {
-                json(
-                  `${API}/admin/jobs/${encodeURIComponent(job.id)}`,
-                  { method: 'DELETE' },
-                  'admin',
-                )
+                admin
+                  .cancelJob(job.id)
                   .then(() => poll())
                   .catch((err: unknown) =>
                     announce(err instanceof ApiError ? err.message : 'Cancel failed.'),

@@ -1,4 +1,4 @@
-import { ApiError, fetchPage, setTrashed, type Asset } from './api.js';
+import { ApiError, fetchPage, store, type Asset } from './api.js';
 import { announce, formatTime, h } from './dom.js';
 
 const SCAN = 1000;
@@ -99,7 +99,8 @@ export function trashView(open: (hash: string) => void): HTMLElement {
             type: 'button',
             'aria-label': `Restore ${name}`,
             onclick: () => {
-              setTrashed(asset.hash, false)
+              store
+                .restore(asset.hash)
                 .then(() => {
                   tr.remove();
                   announce(`Restored ${name}.`);

@@ -1,4 +1,4 @@
-import { API, authHeaders, request } from './api.js';
+import { API, authHeaders, store } from './api.js';
 import { formatBytes, h } from './dom.js';
 import type * as TusExports from './tus-module.js';
 
@@ -51,7 +51,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
   async function uploadAll(files: File[]): Promise<void> {
     if (files.length === 0) return;
     // A cheap request first: it asks for the API token when one is needed, before tus runs.
-    await request(`${API}/list?limit=1`);
+    await store.list({ limit: 1 });
     const results = await Promise.all(
       files.map((file) => uploadOne(file, tags.value.trim(), list)),
     );
