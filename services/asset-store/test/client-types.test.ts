@@ -7,6 +7,7 @@ import type { Job as ServerJob } from '../src/jobs/job.model.js';
 import { openApiFeatures } from '../src/openapi-features.js';
 import { CLIENT_TYPES_FILE, clientTypesSource } from '../src/openapi/client-types.js';
 import { buildOpenApiDocument } from '../src/openapi/openapi.js';
+import type { AssetPage, ContentLookupResult } from '../src/search/search.service.js';
 import type { ScrubReport } from '../src/verifier/verifier.service.js';
 import { readVersion } from '../src/version.js';
 
@@ -16,7 +17,8 @@ import { readVersion } from '../src/version.js';
 type Same<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 true satisfies Same<client.Asset, AssetRecord>;
-true satisfies Same<client.AssetPage['items'][number], AssetRecord>;
+true satisfies Same<client.AssetPage, AssetPage>;
+true satisfies Same<client.ContentLookup, ContentLookupResult>;
 // A job's `result` is `unknown` on the server; the document names the two reports it holds.
 true satisfies Same<Omit<client.Job, 'result'>, Omit<ServerJob, 'result'>>;
 true satisfies Same<client.VerifyReport, ScrubReport>;
