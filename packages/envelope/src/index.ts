@@ -21,6 +21,7 @@ export type { HandlerLaneOptions, LaneOptions, NodeHandler } from './lane.js';
 export { createLogger, createMetrics } from './observability.js';
 export { requestLogging, startRequestLine } from './request-logging.js';
 export type { Metrics } from './observability.js';
+export { API_DOCS_PATH, apiDocsOpenApi, apiDocsRoutes } from './api-docs.js';
 export { serve } from './serve.js';
 export type { ServeOptions, Served } from './serve.js';
 export { mapOperations, OPENAPI_LICENSE, openApiDocument } from './openapi-document.js';

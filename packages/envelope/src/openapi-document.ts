@@ -10,7 +10,7 @@ export interface OpenApiContribution {
 }
 
 /** The licence both services' documents declare. */
-export const OPENAPI_LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
+export const OPENAPI_LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
 

@@ -1,4 +1,5 @@
 import {
+  apiDocsRoutes,
   assetStoreError,
   clientAddressFunction,
   expressTrustProxy,
@@ -123,6 +124,7 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
     }),
   );
   app.use(openApiRoutes({ version: runtime.version, features: openApiFeatures }));
+  app.use(apiDocsRoutes({ title: 'asset-store' }));
   app.use('/api/v1/can/:container', onlyContainerZero);
   app.use(notFound);
   app.use(errorHandler(assetStoreError, logger, fromDatabaseError));

@@ -1,4 +1,5 @@
 // One line per feature: add its `<feature>.openapi.ts` export here to publish its paths.
+import { apiDocsOpenApi } from '@svc/envelope';
 import { adminOpenApi } from './admin/admin.openapi.js';
 import { consoleOpenApi } from './console/console.openapi.js';
 import { assetOpenApi } from './assets/asset.openapi.js';
@@ -19,4 +20,5 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   adminOpenApi,
   jobOpenApi,
   consoleOpenApi,
+  apiDocsOpenApi,
 ];

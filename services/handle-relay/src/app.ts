@@ -1,4 +1,5 @@
 import {
+  apiDocsRoutes,
   clientAddressFunction,
   expressTrustProxy,
   errorHandler,
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): App {
     .all(methodNotAllowed(['GET']));
   app.use(healthRoutes({ server: config.server, version: deps.version, ping: deps.ping }));
   app.use(openApiRoutes(deps.version, openApiFeatures));
+  app.use(apiDocsRoutes({ title: 'handle-relay' }));
   app.post(
     '/v1/register',
     rateLimit(

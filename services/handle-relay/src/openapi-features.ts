@@ -1,4 +1,5 @@
 // One line per feature: add its `<feature>.openapi.ts` export here to publish its paths.
+import { apiDocsOpenApi } from '@svc/envelope';
 import { handlesOpenApi } from './handles/handle.openapi.js';
 import { healthOpenApi } from './health/health.openapi.js';
 import { natsAuthOpenApi } from './internal/nats-auth.openapi.js';
@@ -17,4 +18,5 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   natsAuthOpenApi,
   messagesOpenApi,
   pushOpenApi,
+  apiDocsOpenApi,
 ];
