@@ -5,7 +5,8 @@
 # after the other: each may run apt-get, and dpkg takes one install at a time. Each writes a
 # mark in RESULTS_DIR when done, which .ci/run waits for: chromium.done; s3.env and ceph.dir;
 # docker.state ("ready" or "none") with docker.env; images.done, then e2e.json and
-# containers.log. Steps that fail are named in parts.failed.
+# containers.log. Steps that fail are named in parts.failed. The ops checks (promtool,
+# actionlint) run after Chromium and print here.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${RESULTS_DIR:?}"
@@ -31,6 +32,11 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   command -v chromium >/dev/null 2>&1 || failed chromium
 fi
 touch "$RESULTS_DIR/chromium.done"
+
+# promtool (alert rules, the Prometheus config, the dashboards' queries) and actionlint (the
+# GitHub workflows, the release one included): after Chromium, as promtool comes from Debian.
+step "promtool and actionlint (.ci/ops-checks.sh)"
+bash .ci/ops-checks.sh || failed ops-checks
 
 # --- containers (issue 28): a Docker engine and the base images (.ci/docker.sh), then
 # both services' images, built once through docker-compose.yml (which names them as the
