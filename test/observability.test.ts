@@ -119,7 +119,7 @@ describe('the rules and dashboards', () => {
     expect(alerts).toEqual(expect.arrayContaining(expected.map((a) => `${prefix}${a}`)));
     for (const rule of rulesOf(name).groups.flatMap((g) => g.rules)) {
       expect(rule).toMatchObject({
-        labels: { severity: expect.stringMatching(/^(warning|critical)$/) },
+        labels: { severity: expect.stringMatching(/^(warning|critical)$/) as string },
       });
     }
   });
