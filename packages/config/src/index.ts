@@ -1,4 +1,5 @@
 export {
+  envFilesOf,
   ConfigError,
   configSource,
   listenAddress,

@@ -268,3 +268,51 @@ describe('loadConfig failures', () => {
     ]);
   });
 });
+
+describe('loadConfig .env files', () => {
+  const envFile = (name: string, text: string) => {
+    const at = path.join(dir, name);
+    fs.writeFileSync(at, text);
+    return at;
+  };
+
+  it('sit between the config file and the environment; flags still win', () => {
+    fs.writeFileSync(file, 'name: from-file\nport: 1000\nmode: fast\nverbose: false\n');
+    const dotenv = envFile(
+      '.env',
+      '# a comment\nTEST_SVC_PORT=2000\nTEST_SVC_NAME="from .env"\nexport TEST_SVC_VERBOSE=true\nOTHER_SVC_PORT=1\n',
+    );
+    const config = loadConfig(schema, {
+      file,
+      envFiles: [dotenv],
+      env: { TEST_SVC_PORT: '3000' },
+      argv: ['--mode=safe'],
+      prefix: PREFIX,
+    });
+    expect({ ...config }).toEqual({
+      name: 'from .env',
+      port: 3000,
+      verbose: true,
+      data_dir: './data',
+      mode: 'safe',
+    });
+  });
+
+  it('let a later file win, and skip a missing one', () => {
+    const first = envFile('first.env', 'TEST_SVC_PORT=1111\nTEST_SVC_NAME=first\n');
+    const second = envFile('second.env', 'TEST_SVC_PORT=2222\n');
+    const config = loadConfig(schema, {
+      envFiles: [first, path.join(dir, 'missing.env'), second],
+      prefix: PREFIX,
+    });
+    expect([config.name, config.port]).toEqual(['first', 2222]);
+  });
+
+  it('name an unknown setting of theirs and a bad value, as the environment does', () => {
+    const dotenv = envFile('.env', 'TEST_SVC_COLOUR=red\nTEST_SVC_PORT=lots\n');
+    expect(problemsOf(() => loadConfig(schema, { envFiles: [dotenv], prefix: PREFIX }))).toEqual([
+      'TEST_SVC_COLOUR: unknown setting',
+      'port: Invalid input: expected number, received string',
+    ]);
+  });
+});

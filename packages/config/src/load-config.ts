@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseEnv } from 'node:util';
 import yaml from 'js-yaml';
 import { z } from 'zod';
 
@@ -12,12 +13,17 @@ export class ConfigError extends Error {
   }
 }
 
-/** Where the layers come from; later layers win: defaults < file < env < argv. */
+/** Where the layers come from; later layers win: defaults < file < .env files < env < argv. */
 export interface LoadConfigOptions {
   /** YAML file; a missing file is fine and leaves the defaults, unless `fileMustExist`. */
   file?: string;
   /** The operator named `file`: its absence is a problem (a typo must not start on defaults). */
   fileMustExist?: boolean;
+  /**
+   * `.env` files (`NAME=value` lines, Node's own parser), later winning; a missing one is
+   * fine. Their variables count as the environment's, below the real environment.
+   */
+  envFiles?: readonly string[];
   env?: NodeJS.ProcessEnv;
   /** Flags only (`--key=value`, `--key value`, `--flag`); dashes and underscores are the same. */
   argv?: readonly string[];
@@ -95,6 +101,23 @@ function readFileLayer(
     return {};
   }
   return parsed as Record<string, unknown>;
+}
+
+function readEnvFiles(files: readonly string[], problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const file of files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      const reason = err instanceof Error ? err.message : String(err);
+      problems.push(`${file}: cannot be read (${reason})`);
+      continue;
+    }
+    Object.assign(out, parseEnv(text));
+  }
+  return out;
 }
 
 function readEnvLayer(
@@ -175,7 +198,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Loads a service's configuration: defaults < YAML file < environment < flags, validated
+ * Loads a service's configuration: defaults < YAML file < `.env` files < environment < flags,
+ * validated
  * in one pass against a strict zod object schema; every problem is reported together.
  */
 export function loadConfig<S extends Shape>(
@@ -186,7 +210,13 @@ export function loadConfig<S extends Shape>(
   const shape = schema.shape;
   const merged = {
     ...readFileLayer(options.file, options.fileMustExist ?? false, problems),
-    ...readEnvLayer(shape, options.env ?? {}, options.prefix, options.foreignEnv ?? [], problems),
+    ...readEnvLayer(
+      shape,
+      { ...readEnvFiles(options.envFiles ?? [], problems), ...options.env },
+      options.prefix,
+      options.foreignEnv ?? [],
+      problems,
+    ),
     ...readArgvLayer(shape, options.argv ?? [], problems),
   };
   const result = schema.strict().safeParse(merged);
@@ -214,6 +244,19 @@ export const listenAddress = z
 export function splitListen(value: string): { host: string; port: number } {
   const at = value.lastIndexOf(':');
   return { host: value.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(value.slice(at + 1)) };
+}
+
+/**
+ * The `.env` files a service reads, later winning: the one in its own folder, then the one in
+ * the directory the user ran the command in (`INIT_CWD` under pnpm), when that is another.
+ */
+export function envFilesOf(
+  serviceDir: string,
+  cwd: string = process.env.INIT_CWD ?? process.cwd(),
+): string[] {
+  const own = path.join(serviceDir, '.env');
+  const here = path.resolve(cwd, '.env');
+  return here === own ? [own] : [own, here];
 }
 
 /**

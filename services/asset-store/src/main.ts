@@ -1,10 +1,11 @@
 import type { RequestListener } from 'node:http';
-import { configOrExit, splitListen } from '@svc/config';
+import { configOrExit, envFilesOf, splitListen } from '@svc/config';
 import { assetStoreError, createLogger, serve, type Served } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig } from './config.js';
 import { startingApp } from './health/starting.js';
 import { createAssetRuntime, type AssetRuntime } from './runtime/asset-runtime.js';
+import { SERVICE_DIR } from './version.js';
 
 /**
  * Entry point: config → runtime (storage, index, recovery, services) → app → listen →
@@ -12,7 +13,9 @@ import { createAssetRuntime, type AssetRuntime } from './runtime/asset-runtime.j
  * other request 503), and a SIGTERM then stops it at once.
  */
 async function main(): Promise<void> {
-  const config = configOrExit('asset-store', () => readConfig(process.argv.slice(2), process.env));
+  const config = configOrExit('asset-store', () =>
+    readConfig(process.argv.slice(2), process.env, envFilesOf(SERVICE_DIR)),
+  );
   const logger = createLogger('asset-store', config.log_level);
   const stop = new AbortController();
   let waitingFor = 'opening the index';

@@ -40,12 +40,17 @@ export const configSchema = z.object({
 /** The validated, frozen handle-relay configuration. */
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
-/** Reads the configuration from the command line, `config.yaml` and `HANDLE_RELAY_*`. */
-export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv): Config {
+/** Reads the configuration from the command line, `config.yaml`, `.env` files and `HANDLE_RELAY_*`. */
+export function readConfig(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  envFiles: readonly string[] = [],
+): Config {
   const { file, fileMustExist, argv } = configSource(args, path.join(SERVICE_DIR, 'config.yaml'));
   const config = loadConfig(configSchema, {
     file,
     fileMustExist,
+    envFiles,
     env,
     argv,
     prefix: 'HANDLE_RELAY',

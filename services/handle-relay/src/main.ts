@@ -1,15 +1,17 @@
-import { configOrExit, splitListen } from '@svc/config';
+import { configOrExit, envFilesOf, splitListen } from '@svc/config';
 import { createLogger, handleRelayError, serve } from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig } from './config.js';
 import { openStore, targetFor } from './db/database.js';
 import { createRelayRuntime } from './runtime.js';
 import { startRetention } from './retention/retention.worker.js';
-import { readVersion } from './version.js';
+import { readVersion, SERVICE_DIR } from './version.js';
 
 /** Composition root: config → database → migrate → app → listen → shutdown. */
 async function main(): Promise<void> {
-  const config = configOrExit('handle-relay', () => readConfig(process.argv.slice(2), process.env));
+  const config = configOrExit('handle-relay', () =>
+    readConfig(process.argv.slice(2), process.env, envFilesOf(SERVICE_DIR)),
+  );
   const logger = createLogger('handle-relay', config.log_level);
   const store = await openStore(targetFor(config.db));
   const now = Date.now;
