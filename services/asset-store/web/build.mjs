@@ -1,13 +1,18 @@
 // Bundles the console into web/dist (or the folder given): app.js, tus.js and the static files.
-// Run by `pnpm build`; the browser tests run it into a folder of their own.
+// Run by `pnpm build`; the browser tests run it into a folder of their own. With --watch
+// (`pnpm dev`) it rebuilds on every change until stopped.
+import { watch as watchFiles } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
 const here = import.meta.dirname;
-const outDir = path.resolve(process.argv[2] ?? path.join(here, 'dist'));
+const args = process.argv.slice(2);
+const watch = args.includes('--watch');
+const outDir = path.resolve(args.find((arg) => !arg.startsWith('--')) ?? path.join(here, 'dist'));
 
-await fs.rm(outDir, { recursive: true, force: true });
+// Watching, the folder is kept: the server serves it meanwhile.
+if (!watch) await fs.rm(outDir, { recursive: true, force: true });
 const common = {
   bundle: true,
   minify: true,
@@ -16,20 +21,39 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
 };
-await esbuild.build({
-  ...common,
-  entryPoints: { app: path.join(here, 'src/main.ts') },
-  outdir: outDir,
-  format: 'iife',
-});
-// tus-js-client is most of the console's script and only uploads need it: a module of its
-// own, imported with the first upload, so the first screen parses and runs less script.
-await esbuild.build({
-  ...common,
-  entryPoints: { tus: path.join(here, 'src/tus-module.ts') },
-  outdir: outDir,
-  format: 'esm',
-});
-for (const file of ['index.html', 'styles.css']) {
-  await fs.copyFile(path.join(here, file), path.join(outDir, file));
+const builds = [
+  {
+    ...common,
+    entryPoints: { app: path.join(here, 'src/main.ts') },
+    outdir: outDir,
+    format: 'iife',
+  },
+  // tus-js-client is most of the console's script and only uploads need it: a module of its
+  // own, imported with the first upload, so the first screen parses and runs less script.
+  {
+    ...common,
+    entryPoints: { tus: path.join(here, 'src/tus-module.ts') },
+    outdir: outDir,
+    format: 'esm',
+  },
+];
+const statics = ['index.html', 'styles.css'];
+const copyStatics = async () => {
+  await fs.mkdir(outDir, { recursive: true });
+  await Promise.all(
+    statics.map((file) => fs.copyFile(path.join(here, file), path.join(outDir, file))),
+  );
+};
+if (watch) {
+  for (const options of builds)
+    await (await esbuild.context({ ...options, logLevel: 'info' })).watch();
+  await copyStatics();
+  watchFiles(here, (_event, file) => {
+    // An editor or git may replace a file (gone for a moment): the next event copies it.
+    if (statics.includes(file)) copyStatics().catch((err) => console.warn(err.message));
+  });
+  console.log(`asset-store console: watching, built into ${outDir}`);
+} else {
+  for (const options of builds) await esbuild.build(options);
+  await copyStatics();
 }

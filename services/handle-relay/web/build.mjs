@@ -1,14 +1,19 @@
 // Bundles the web app into web/dist (or the folder given): app.js, sw.js and the static
-// files. Run by `pnpm build`; the browser tests run it into a folder of their own.
+// files. Run by `pnpm build`; the browser tests run it into a folder of their own. With
+// --watch (`pnpm dev`) it rebuilds on every change until stopped.
+import { watch as watchFiles } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 
 const here = import.meta.dirname;
-const outDir = path.resolve(process.argv[2] ?? path.join(here, 'dist'));
+const args = process.argv.slice(2);
+const watch = args.includes('--watch');
+const outDir = path.resolve(args.find((arg) => !arg.startsWith('--')) ?? path.join(here, 'dist'));
 
-await fs.rm(outDir, { recursive: true, force: true });
-await esbuild.build({
+// Watching, the folder is kept: the server serves it meanwhile.
+if (!watch) await fs.rm(outDir, { recursive: true, force: true });
+const options = {
   entryPoints: { app: path.join(here, 'src/main.ts'), sw: path.join(here, 'sw/sw.ts') },
   outdir: outDir,
   bundle: true,
@@ -19,7 +24,23 @@ await esbuild.build({
   target: ['chrome109', 'firefox115', 'safari16'],
   legalComments: 'none',
   logLevel: 'warning',
-});
-for (const file of ['index.html', 'styles.css']) {
-  await fs.copyFile(path.join(here, file), path.join(outDir, file));
+};
+const statics = ['index.html', 'styles.css'];
+const copyStatics = async () => {
+  await fs.mkdir(outDir, { recursive: true });
+  await Promise.all(
+    statics.map((file) => fs.copyFile(path.join(here, file), path.join(outDir, file))),
+  );
+};
+if (watch) {
+  await (await esbuild.context({ ...options, logLevel: 'info' })).watch();
+  await copyStatics();
+  watchFiles(here, (_event, file) => {
+    // An editor or git may replace a file (gone for a moment): the next event copies it.
+    if (statics.includes(file)) copyStatics().catch((err) => console.warn(err.message));
+  });
+  console.log(`handle-relay web app: watching, built into ${outDir}`);
+} else {
+  await esbuild.build(options);
+  await copyStatics();
 }
