@@ -22,6 +22,11 @@ afterAll(async () => {
   await t.close();
 });
 
+it('/openapi.json declares the Apache-2.0 licence', async () => {
+  const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { info: unknown };
+  expect(doc.info).toMatchObject({ license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } });
+});
+
 describeInBrowser()('GET /docs in Chromium', () => {
   it('lists every operation of /openapi.json, from this origin only, without a console error', async () => {
     const visit = await visitApiDocs(baseUrl, path.join(ARTIFACTS_DIR, 'api-docs.png'));
