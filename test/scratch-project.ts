@@ -8,7 +8,7 @@ import { ROOT } from './compose-file.js';
 const run = promisify(execFile);
 
 /** The packages other projects install, by folder under `packages/`. */
-export const PUBLISHED = ['handle-relay-client', 'testcontainers'] as const;
+export const PUBLISHED = ['asset-store-client', 'handle-relay-client', 'testcontainers'] as const;
 export type Published = (typeof PUBLISHED)[number];
 
 /** What a command printed, and its exit code. */
