@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Where cgroup v1's CPU controller is mounted on these machines. */
+const CPU_CGROUP_ROOT = '/sys/fs/cgroup/cpu';
+/** Kernel clock ticks per second (`getconf CLK_TCK`; 100 on Linux everywhere we run). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU milliseconds a process has used, all its threads (user + system); 0 once it is gone. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces) start after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pids whose command name is `comm` (`postgres`, `nats-server`). */
+export function pidsNamed(comm: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** CPU milliseconds used by every process named `comm` now alive (PostgreSQL: its backends). */
+export function cpuMsOfAll(comm: string): number {
+  return pidsNamed(comm).reduce((sum, pid) => sum + processCpuMs(pid), 0);
+}
+
+/**
+ * A cgroup v1 CPU group with a quota: its processes together get at most `cpus` of one core
+ * per period (`cpu.cfs_quota_us` / `cpu.cfs_period_us`). Made only where the controller is
+ * mounted and writable (root on these machines); `create` answers undefined elsewhere.
+ */
+export class CpuCap {
+  private constructor(
+    readonly dir: string,
+    readonly cpus: number,
+  ) {}
+
+  /** A fresh group `name` capped at `cpus` (0.4: 40 ms per 100 ms period). */
+  static create(name: string, cpus: number): CpuCap | undefined {
+    const dir = path.join(CPU_CGROUP_ROOT, name);
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      const period = Number(fs.readFileSync(path.join(dir, 'cpu.cfs_period_us'), 'utf8'));
+      fs.writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(Math.round(period * cpus)));
+      return new CpuCap(dir, cpus);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Moves a process (every thread of it) into the group. */
+  add(pid: number): void {
+    fs.writeFileSync(path.join(this.dir, 'cgroup.procs'), String(pid));
+  }
+
+  /** Periods the group ran out of quota in, and for how long it was held back (ms). */
+  throttled(): { periods: number; throttledPeriods: number; throttledMs: number } {
+    const stat = Object.fromEntries(
+      fs
+        .readFileSync(path.join(this.dir, 'cpu.stat'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ') as [string, string]),
+    );
+    return {
+      periods: Number(stat.nr_periods),
+      throttledPeriods: Number(stat.nr_throttled),
+      throttledMs: Number(stat.throttled_time) / 1e6,
+    };
+  }
+
+  /** Removes the group (its processes must have exited). */
+  remove(): void {
+    try {
+      fs.rmdirSync(this.dir);
+    } catch {
+      // Still in use or gone: left to the next run's `create`, which reuses it.
+    }
+  }
+}
+
+/**
+ * Forks a Node script as `fork` would (an IPC channel), optionally with a raised open-file
+ * limit (`ulimit -n`, through bash: Node cannot raise its own) and into a CPU group.
+ */
+export function forkWith(
+  script: string,
+  options: { execArgv?: string[]; env?: NodeJS.ProcessEnv; nofile?: number; cap?: CpuCap },
+): ChildProcess {
+  const argv = [...(options.execArgv ?? []), script];
+  const spawnOptions: SpawnOptions = {
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  };
+  const child = options.nofile
+    ? spawn(
+        'bash',
+        ['-c', `ulimit -n ${options.nofile} && exec "$@"`, 'bash', process.execPath, ...argv],
+        spawnOptions,
+      )
+    : spawn(process.execPath, argv, spawnOptions);
+  // The same pid once bash has exec'd: the group holds the Node process from its start.
+  if (options.cap && child.pid) options.cap.add(child.pid);
+  return child;
+}
