@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 /** Where cgroup v1's CPU controller is mounted on these machines. */
 const CPU_CGROUP_ROOT = '/sys/fs/cgroup/cpu';
@@ -116,4 +118,99 @@ export function forkWith(
   // The same pid once bash has exec'd: the group holds the Node process from its start.
   if (options.cap && child.pid) options.cap.add(child.pid);
   return child;
+}
+
+/** CPU used over a phase, in cores (1.0 = one core busy throughout). */
+export interface PhaseUsage {
+  /** Each measured process (the capped instances). */
+  processes: number[];
+  /** Share of each group's periods in which it ran out of quota. */
+  throttled: number[];
+  postgres: number;
+  nats: number;
+  /** This (the bench's) process: the load generator. */
+  generator: number;
+  /** The whole machine, in cores busy. */
+  machine: number;
+}
+
+/** Busy and total jiffies of the whole machine (`/proc/stat`). */
+function machineTicks(): { busy: number; total: number } {
+  const cpu = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = cpu.reduce((a, b) => a + b, 0);
+  return { busy: total - cpu[3]! - cpu[4]!, total };
+}
+
+/**
+ * Runs `run` and measures what each part used meanwhile: the processes, their groups, the rest.
+ * PostgreSQL counts `postgresPids` (the bench database's backends: on a shared machine the
+ * server also serves others) when given, else every `postgres` process.
+ */
+export async function measurePhase<T>(
+  pids: number[],
+  caps: CpuCap[],
+  run: () => Promise<T>,
+  postgresPids?: () => Promise<number[]>,
+): Promise<{ result: T; usage: PhaseUsage }> {
+  const backends = postgresPids ? await postgresPids() : undefined;
+  const pgCpu = () =>
+    backends ? backends.reduce((sum, pid) => sum + processCpuMs(pid), 0) : cpuMsOfAll('postgres');
+  const t0 = performance.now();
+  const cpu = pids.map(processCpuMs);
+  const capped = caps.map((c) => c.throttled());
+  const pg = pgCpu();
+  const nats = cpuMsOfAll('nats-server');
+  const own = process.cpuUsage();
+  const machine = machineTicks();
+  const result = await run();
+  const ms = performance.now() - t0;
+  const m = machineTicks();
+  const ownUsed = process.cpuUsage(own);
+  const cores = os.cpus().length;
+  return {
+    result,
+    usage: {
+      processes: pids.map((pid, i) => (processCpuMs(pid) - cpu[i]!) / ms),
+      throttled: caps.map((c, i) => {
+        const now = c.throttled();
+        const periods = now.periods - capped[i]!.periods;
+        return periods ? (now.throttledPeriods - capped[i]!.throttledPeriods) / periods : 0;
+      }),
+      postgres: (pgCpu() - pg) / ms,
+      nats: (cpuMsOfAll('nats-server') - nats) / ms,
+      generator: (ownUsed.user + ownUsed.system) / 1000 / ms,
+      machine: ((m.busy - machine.busy) / (m.total - machine.total)) * cores,
+    },
+  };
+}
+
+/** One line of a phase's usage; the first `active` processes show how often they were throttled. */
+export function usageLine(u: PhaseUsage, active: number, name: string): string {
+  const each = u.processes
+    .map(
+      (c, i) =>
+        `${c.toFixed(2)}${i < active ? `(${(u.throttled[i]! * 100).toFixed(0)}% thr)` : ''}`,
+    )
+    .join(' ');
+  return (
+    `${name} ${each} | postgres ${u.postgres.toFixed(2)} | nats ${u.nats.toFixed(2)} | ` +
+    `generator ${u.generator.toFixed(2)} | machine ${u.machine.toFixed(2)}/${os.cpus().length} cores`
+  );
+}
+
+/** What bounds a phase, from its usage: capped instances, the machine, PostgreSQL, the generator. */
+export function saturated(u: PhaseUsage, active: number, cpus: number, name: string): string {
+  const named: string[] = [];
+  const capped = u.throttled.slice(0, active).filter((t) => t > 0.5).length;
+  if (capped > 0) named.push(`${capped} of ${active} ${name} at their ${cpus} CPU cap`);
+  const cores = os.cpus().length;
+  if (u.machine > cores * 0.92) named.push(`the machine (${cores} cores busy)`);
+  if (u.postgres > 0.8) named.push(`PostgreSQL (${u.postgres.toFixed(2)} cores)`);
+  if (u.generator > 0.8) named.push(`the generator (${u.generator.toFixed(2)} cores)`);
+  return named.join(', ') || 'nothing at its limit';
 }

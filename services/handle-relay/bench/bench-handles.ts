@@ -3,6 +3,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import { openDatabase } from '@svc/database';
+import { sql } from 'kysely';
 import { authLines, signedAuthValue } from '../src/client/index.js';
 import { SCHEMA, type Database } from '../src/db/database.js';
 
@@ -83,4 +84,21 @@ export async function openStreams(
     });
   }
   return () => requests.forEach((r) => r.destroy());
+}
+
+/**
+ * The server processes (backends) serving the database at `dbUrl` now: what the bench's
+ * PostgreSQL figures count, as other work on a shared machine uses the same server.
+ */
+export async function databaseBackends(dbUrl: string): Promise<number[]> {
+  const store = await openDatabase<Database>({ kind: 'postgres', url: dbUrl }, SCHEMA);
+  try {
+    const { rows } = await sql<{ pid: number }>`
+      select pid from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid()
+    `.execute(store.db);
+    return rows.map((r) => r.pid);
+  } finally {
+    await store.close();
+  }
 }

@@ -10,9 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createTestDatabase } from '@svc/testing';
-import { cpuMsOfAll } from '@svc/testing/bench-cpu';
+import { cpuMsOfAll, processCpuMs } from '@svc/testing/bench-cpu';
 import { Pool } from 'undici';
-import { openStreams, registerHandles } from './bench-handles.js';
+import { databaseBackends, openStreams, registerHandles } from './bench-handles.js';
 import { startRelayChild } from './relay-child.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
@@ -37,6 +37,8 @@ interface Side {
   send(to: number, body: string): Promise<void>;
   /** Server-side CPU ms so far, by process. */
   cpu(): Record<string, number>;
+  /** Called after the warm-up, before any judged phase. */
+  settle?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ async function relaySide(dbUrl: string): Promise<Side> {
   const keys = await registerHandles(dbUrl, 'peer', RECIPIENTS);
   const closeStreams = await openStreams(keys, () => child.url, onDelivery);
   const pool = new Pool(child.url, { connections: IN_FLIGHT, pipelining: 1 });
+  let backends: number[] = [];
   const bodies = keys.map((k) => `{"to":"${k.handle}","envelope":`);
   return {
     name: 'relay',
@@ -141,7 +144,14 @@ async function relaySide(dbUrl: string): Promise<Side> {
       await res.body.dump();
       if (res.statusCode !== 201) throw new Error(`send answered ${res.statusCode}`);
     },
-    cpu: () => ({ relay: child.cpuMs(), postgres: cpuMsOfAll('postgres') }),
+    cpu: () => ({
+      relay: child.cpuMs(),
+      postgres: backends.reduce((sum, pid) => sum + processCpuMs(pid), 0),
+    }),
+    // Once the relay's pool and the streams are open: the backends the phases use.
+    settle: async () => {
+      backends = await databaseBackends(dbUrl);
+    },
     close: async () => {
       closeStreams();
       await pool.close();
@@ -228,6 +238,7 @@ async function main(): Promise<void> {
     // Unjudged: both sides' first sends compile their paths.
     await sustained(relay, 1);
     await sustained(js, 1);
+    await relay.settle?.();
     for (let round = 0; round < ROUNDS; round++) {
       lat.relay.push(await latencyPhase(relay));
       lat.js.push(await latencyPhase(js));

@@ -4,13 +4,12 @@
 // (phases in the order 1,2,3,3,2,1, each N judged on its median). Then send → SSE latency at
 // BENCH_RATE msg/s with 100 live streams spread over the 3 capped instances (p99 ≤ 15 ms).
 // Every phase prints what each process used, so a miss names what saturated. Loopback only.
-import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase } from '@svc/testing';
-import { cpuMsOfAll, CpuCap, processCpuMs } from '@svc/testing/bench-cpu';
+import { CpuCap, measurePhase, processCpuMs, saturated, usageLine } from '@svc/testing/bench-cpu';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { openStreams, registerHandles } from './bench-handles.js';
+import { databaseBackends, openStreams, registerHandles } from './bench-handles.js';
 import { startRelayChild, type RelayChild } from './relay-child.js';
 
 const CPUS = Number(process.env.BENCH_CPUS ?? 0.4);
@@ -24,87 +23,6 @@ const INSTANCES = 3;
 const HANDLES = 100;
 const SCALE_TARGET = 0.85;
 const P99_TARGET_MS = 15;
-
-/** CPU used over a phase, in cores (1.0 = one core busy throughout). */
-interface Usage {
-  relays: number[];
-  throttled: number[];
-  postgres: number;
-  nats: number;
-  generator: number;
-  machine: number;
-}
-
-/** Busy and total jiffies of the whole machine (`/proc/stat`). */
-function machineTicks(): { busy: number; total: number } {
-  const cpu = fs
-    .readFileSync('/proc/stat', 'utf8')
-    .split('\n')[0]!
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  const idle = cpu[3]! + cpu[4]!;
-  const total = cpu.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
-}
-
-/** Measures what every part used while `run` ran. */
-async function measured<T>(
-  relays: RelayChild[],
-  caps: CpuCap[],
-  run: () => Promise<T>,
-): Promise<{ result: T; usage: Usage }> {
-  const t0 = performance.now();
-  const relayCpu = relays.map((r) => r.cpuMs());
-  const capped = caps.map((c) => c.throttled());
-  const pg = cpuMsOfAll('postgres');
-  const nats = cpuMsOfAll('nats-server');
-  const own = process.cpuUsage();
-  const machine = machineTicks();
-  const result = await run();
-  const ms = performance.now() - t0;
-  const m = machineTicks();
-  const ownUsed = process.cpuUsage(own);
-  return {
-    result,
-    usage: {
-      relays: relays.map((r, i) => (r.cpuMs() - relayCpu[i]!) / ms),
-      throttled: caps.map((c, i) => {
-        const now = c.throttled();
-        const periods = now.periods - capped[i]!.periods;
-        return periods ? (now.throttledPeriods - capped[i]!.throttledPeriods) / periods : 0;
-      }),
-      postgres: (cpuMsOfAll('postgres') - pg) / ms,
-      nats: (cpuMsOfAll('nats-server') - nats) / ms,
-      generator: (ownUsed.user + ownUsed.system) / 1000 / ms,
-      machine: ((m.busy - machine.busy) / (m.total - machine.total)) * 2,
-    },
-  };
-}
-
-function usageLine(u: Usage, active: number): string {
-  const relays = u.relays
-    .map(
-      (c, i) =>
-        `${c.toFixed(2)}${i < active ? `(${(u.throttled[i]! * 100).toFixed(0)}% thr)` : ''}`,
-    )
-    .join(' ');
-  return (
-    `relays ${relays} | postgres ${u.postgres.toFixed(2)} | nats ${u.nats.toFixed(2)} | ` +
-    `generator ${u.generator.toFixed(2)} | machine ${u.machine.toFixed(2)}/2 cores`
-  );
-}
-
-/** What bounds a phase, from its usage: capped relays, the machine, PostgreSQL, the generator. */
-function saturated(u: Usage, active: number): string {
-  const named: string[] = [];
-  const capped = u.throttled.slice(0, active).filter((t) => t > 0.5).length;
-  if (capped > 0) named.push(`${capped} of ${active} relays at their ${CPUS} CPU cap`);
-  if (u.machine > 1.85) named.push('the machine (2 cores busy)');
-  if (u.postgres > 0.8) named.push(`PostgreSQL (${u.postgres.toFixed(2)} cores)`);
-  if (u.generator > 0.8) named.push(`the generator (${u.generator.toFixed(2)} cores)`);
-  return named.join(', ') || 'nothing at its limit';
-}
 
 async function main(): Promise<void> {
   const testDb = await createTestDatabase('bench_scale');
@@ -170,10 +88,14 @@ async function main(): Promise<void> {
       [3, []],
     ]);
     for (const n of [1, 2, 3, 3, 2, 1]) {
-      const { result, usage } = await measured(relays, groups, () => phase(n, SECONDS));
+      const { result, usage } = await measurePhase(
+        relays.map((r) => r.proc.pid!),
+        groups,
+        () => phase(n, SECONDS),
+      );
       rates.get(n)!.push(result.rate);
       console.log(
-        `  N=${n}: ${result.rate.toFixed(0)} sends/s (${result.failed} failed) — ${usageLine(usage, n)}; bound: ${saturated(usage, n)}`,
+        `  N=${n}: ${result.rate.toFixed(0)} sends/s (${result.failed} failed) — ${usageLine(usage, n, 'relays')}; bound: ${saturated(usage, n, CPUS, 'relays')}`,
       );
     }
     const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
@@ -208,7 +130,7 @@ async function main(): Promise<void> {
       },
     );
     const pools = relays.map((r) => new Pool(r.url, { connections: 32 }));
-    const paced = async (seconds: number) => {
+    const paced = async (seconds: number, warmup = false) => {
       const start = performance.now();
       let sent = 0;
       const inflight = new Set<Promise<void>>();
@@ -220,7 +142,10 @@ async function main(): Promise<void> {
             path: '/v1/messages',
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ to, envelope: { t: performance.now(), pad: 'p'.repeat(100) } }),
+            body: JSON.stringify({
+              to,
+              envelope: { t: performance.now(), pad: 'p'.repeat(100), ...(warmup ? { w: 1 } : {}) },
+            }),
           })
             .then((res) => res.body.dump())
             .finally(() => inflight.delete(p));
@@ -232,9 +157,14 @@ async function main(): Promise<void> {
       await Promise.all(inflight);
       return sent;
     };
-    await paced(1);
     recording = true;
-    const { result: sent, usage } = await measured(relays, groups, () => paced(LATENCY_SECONDS));
+    await paced(1, true);
+    const { result: sent, usage } = await measurePhase(
+      relays.map((r) => r.proc.pid!),
+      groups,
+      () => paced(LATENCY_SECONDS),
+      () => databaseBackends(dbUrl),
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
     recording = false;
     closeStreams();
@@ -247,7 +177,9 @@ async function main(): Promise<void> {
         `p50 ${p(50).toFixed(2)} ms, p99 ${p(99).toFixed(2)} ms (${latencies.length}/${sent} frames) ` +
         `target p99 ≤ ${P99_TARGET_MS} ms ${p(99) <= P99_TARGET_MS && latencies.length === sent ? 'ok' : 'MISSED'}`,
     );
-    console.log(`  ${usageLine(usage, INSTANCES)}; bound: ${saturated(usage, INSTANCES)}`);
+    console.log(
+      `  ${usageLine(usage, INSTANCES, 'relays')}; bound: ${saturated(usage, INSTANCES, CPUS, 'relays')}`,
+    );
     console.log(
       `  (relay pids ${relays.map((r) => `${r.proc.pid} ${processCpuMs(r.proc.pid!).toFixed(0)} ms`).join(', ')})`,
     );
