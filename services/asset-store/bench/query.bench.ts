@@ -164,6 +164,8 @@ async function main(): Promise<void> {
       console.log(`    page plan (${pagePlan.ms.toFixed(2)} ms):\n${pagePlan.text}`);
       console.log(`    count plan (${countPlan.ms.toFixed(2)} ms):\n${countPlan.text}`);
     }
+    // Keep-alive sockets of the timing client would hold the server (and the bench) open.
+    server.closeAllConnections();
     server.close();
 
     console.log(
