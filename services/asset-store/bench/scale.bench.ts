@@ -190,3 +190,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// Everything is printed and put away; a handle left behind must not keep the bench lock held.
+process.exit(process.exitCode ?? 0);
