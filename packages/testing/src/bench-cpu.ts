@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -95,9 +95,16 @@ export class CpuCap {
   }
 }
 
+/** The hard limit on open files here (`ulimit -Hn`); Infinity when unlimited. */
+export function openFilesHardLimit(): number {
+  const out = spawnSync('bash', ['-c', 'ulimit -Hn'], { encoding: 'utf8' }).stdout.trim();
+  return out === 'unlimited' ? Infinity : Number(out);
+}
+
 /**
  * Forks a Node script as `fork` would (an IPC channel), optionally with a raised open-file
- * limit (`ulimit -n`, through bash: Node cannot raise its own) and into a CPU group.
+ * limit (`ulimit -n`, through bash: Node cannot raise its own; at most the hard limit) and
+ * into a CPU group.
  */
 export function forkWith(
   script: string,
@@ -108,10 +115,12 @@ export function forkWith(
     env: options.env ?? process.env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   };
+  // Up to the hard limit: raising that needs CAP_SYS_RESOURCE, which a container may lack.
+  const raise = `h=$(ulimit -Hn); n=${options.nofile}; [ "$h" != unlimited ] && [ "$h" -lt "$n" ] && n=$h; ulimit -n "$n"`;
   const child = options.nofile
     ? spawn(
         'bash',
-        ['-c', `ulimit -n ${options.nofile} && exec "$@"`, 'bash', process.execPath, ...argv],
+        ['-c', `${raise} && exec "$@"`, 'bash', process.execPath, ...argv],
         spawnOptions,
       )
     : spawn(process.execPath, argv, spawnOptions);

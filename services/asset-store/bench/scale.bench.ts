@@ -51,7 +51,7 @@ function report(what: string, phases: Phase[]): string[] {
   const one = mean(of(1).map((p) => p.rate));
   const lines = [
     '',
-    `${what} (mean of 2 phases)`.padEnd(33) + 'measured   N × one   ratio   target',
+    `${`${what} (mean of 2 phases)`.padEnd(37)}measured   N × one   ratio   target`,
   ];
   for (const n of [1, 2, 3]) {
     const r = mean(of(n).map((p) => p.rate));

@@ -15,7 +15,7 @@ import { createTestDatabase } from '@svc/testing';
 import autocannon from 'autocannon';
 import { sql, type Kysely } from 'kysely';
 import { Pool } from 'undici';
-import { forkWith } from '@svc/testing/bench-cpu';
+import { forkWith, openFilesHardLimit } from '@svc/testing/bench-cpu';
 import { SCHEMA, type Database } from '../src/db/database.js';
 import { startRelayChild, type RelayChild } from './relay-child.js';
 import type { HolderRequest } from './stream-holder.js';
@@ -471,6 +471,13 @@ async function main(): Promise<void> {
     );
     for (const r of rows) console.log(latencyLine(r));
     // Each target holds for every scenario: one summary over scenarios would hide a miss.
+    const hard = openFilesHardLimit();
+    if (Math.max(...STREAM_COUNTS) + 1_000 > hard) {
+      console.log(
+        `\nopen files: the hard limit here is ${hard} (raising it needs CAP_SYS_RESOURCE), so one ` +
+          `process holds at most about ${hard - 1_000} streams`,
+      );
+    }
     console.log(
       missed.length === 0
         ? '\ntargets: all met'
