@@ -37,7 +37,7 @@ interface Side {
   send(to: number, body: string): Promise<void>;
   /** Server-side CPU ms so far, by process. */
   cpu(): Record<string, number>;
-  /** Called after the warm-up, before any judged phase. */
+  /** Called right before each sustained phase. */
   settle?(): Promise<void>;
   close(): Promise<void>;
 }
@@ -87,6 +87,8 @@ async function paced(side: Side, seconds: number): Promise<{ sent: number; faile
 
 /** `IN_FLIGHT` sends always outstanding for `seconds`; answers acknowledged and delivered per second. */
 async function sustained(side: Side, seconds: number) {
+  // The backends now: the relay's pool closes idle connections and opens new ones.
+  await side.settle?.();
   const start = performance.now();
   const end = start + seconds * 1000;
   const cpuBefore = side.cpu();
@@ -148,7 +150,7 @@ async function relaySide(dbUrl: string): Promise<Side> {
       relay: child.cpuMs(),
       postgres: backends.reduce((sum, pid) => sum + processCpuMs(pid), 0),
     }),
-    // Once the relay's pool and the streams are open: the backends the phases use.
+    // Before each sustained phase: the backends it will use.
     settle: async () => {
       backends = await databaseBackends(dbUrl);
     },
@@ -238,7 +240,6 @@ async function main(): Promise<void> {
     // Unjudged: both sides' first sends compile their paths.
     await sustained(relay, 1);
     await sustained(js, 1);
-    await relay.settle?.();
     for (let round = 0; round < ROUNDS; round++) {
       lat.relay.push(await latencyPhase(relay));
       lat.js.push(await latencyPhase(js));
