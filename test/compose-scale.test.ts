@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import yaml from 'js-yaml';
 import { loadConfig } from '../packages/config/src/index.js';
 import { configSchema } from '../services/asset-store/src/config.js';
+import { configSchema as relayConfigSchema } from '../services/handle-relay/src/config.js';
 import {
   composeSchemaErrors,
   envOf,
@@ -15,6 +16,7 @@ import {
 const FILES = ['docker-compose.yml', 'docker-compose.scale.yml'];
 const merged = mergeCompose(readCompose(FILES[0]!), readCompose(FILES[1]!));
 const INSTANCES = ['asset-store', 'asset-store-2'];
+const RELAYS = ['handle-relay', 'handle-relay-2'];
 /** The AWS SDK's default chain: the only variables besides the service's own. */
 const CREDENTIALS = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'];
 
@@ -44,7 +46,15 @@ describe('docker-compose.scale.yml over docker-compose.yml', () => {
 
   it('adds MinIO with a healthcheck and a second asset-store, and no load balancer', () => {
     expect(Object.keys(merged.services).sort()).toEqual(
-      ['asset-store', 'asset-store-2', 'handle-relay', 'minio', 'postgres'].sort(),
+      [
+        'asset-store',
+        'asset-store-2',
+        'handle-relay',
+        'handle-relay-2',
+        'minio',
+        'nats',
+        'postgres',
+      ].sort(),
     );
     const minio = serviceOf(merged, 'minio');
     expect(minio.image).toBe('minio/minio');
@@ -113,12 +123,37 @@ describe('docker-compose.scale.yml over docker-compose.yml', () => {
       expect(merged.volumes).toHaveProperty([v]);
   });
 
+  it('adds NATS with JetStream and a healthcheck, and both relays fan out through it on one database', () => {
+    const nats = serviceOf(merged, 'nats');
+    expect(nats.command).toEqual(expect.arrayContaining(['-js']));
+    expect(JSON.stringify(nats.healthcheck?.test)).toContain('healthz');
+    const settings = RELAYS.map((name) =>
+      loadConfig(relayConfigSchema, {
+        env: envOf(serviceOf(merged, name)),
+        prefix: 'HANDLE_RELAY',
+      }),
+    );
+    for (const s of settings) {
+      expect({ pubsub: s.pubsub, nats_url: s.nats_url }).toEqual({
+        pubsub: 'nats',
+        nats_url: 'nats://nats:4222',
+      });
+      expect(s.db).toBe(settings[0]!.db);
+    }
+    for (const name of RELAYS) {
+      expect(serviceOf(merged, name).depends_on).toMatchObject({
+        nats: { condition: 'service_healthy' },
+      });
+    }
+    expect(RELAYS.map((name) => hostPorts(merged, name))).toEqual([['8081'], ['8083']]);
+  });
+
   // Skipped where docker-compose is not installed: its own reading of the files is the check.
   (composeInstalled ? it : it.skip)('is accepted and merged alike by docker-compose', () => {
     const quiet = dockerCompose(['config', '-q']);
     expect({ status: quiet.status, stderr: quiet.stderr }).toEqual({ status: 0, stderr: '' });
     const config = yaml.load(dockerCompose(['config']).stdout) as Compose;
-    for (const name of [...INSTANCES, 'minio']) {
+    for (const name of [...INSTANCES, ...RELAYS, 'minio', 'nats']) {
       expect(envOf(serviceOf(config, name))).toEqual(envOf(serviceOf(merged, name)));
     }
   });

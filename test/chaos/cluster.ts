@@ -7,11 +7,10 @@ import { freePort } from '@svc/testing/service-process';
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 /**
- * How the relays hear of each other's sends. `nats` once `pubsub: nats` is on main (the
- * relays then reach NATS through a proxy each, which the nemesis may cut); until then the
- * relays use PostgreSQL's LISTEN/NOTIFY, their default.
+ * How the relays hear of each other's sends: `nats` (each relay reaches NATS through a proxy
+ * of its own, which the nemesis may cut), or `postgres` for LISTEN/NOTIFY, their default.
  */
-export const RELAY_PUBSUB: 'postgres' | 'nats' = 'postgres';
+export const RELAY_PUBSUB: 'postgres' | 'nats' = 'nats';
 
 /** The relays' server name. */
 export const RELAY_SERVER = 'relay.chaos';

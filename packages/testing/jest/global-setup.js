@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -19,6 +20,27 @@ const MINIO_IMAGE = 'minio/minio:RELEASE.2024-12-13T22-19-12Z';
 export default async function globalSetup() {
   await chooseDatabase();
   await chooseS3();
+  await chooseNats();
+}
+
+/**
+ * Chooses the run's NATS server for the suites that need one (`describeNats`): TEST_NATS_URL
+ * as given, else the machine's own at 127.0.0.1:4222 when it answers, else none:
+ * TEST_NATS_SKIPPED says why, and those suites skip.
+ */
+async function chooseNats() {
+  if (process.env.TEST_NATS_URL || process.env.TEST_NATS_SKIPPED) return;
+  const answers = await new Promise((resolve) => {
+    const socket = net.connect(4222, '127.0.0.1');
+    socket.setTimeout(1_000, () => socket.destroy(new Error('timed out')));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('INFO '));
+    });
+    socket.once('error', () => resolve(false));
+  });
+  if (answers) process.env.TEST_NATS_URL = 'nats://127.0.0.1:4222';
+  else process.env.TEST_NATS_SKIPPED = 'no TEST_NATS_URL, and nothing answers at 127.0.0.1:4222';
 }
 
 /**

@@ -5,4 +5,5 @@ export { TcpProxy } from './tcp-proxy.js';
 export { useDatabaseOutage } from './database-outage.js';
 export type { DatabaseOutage } from './database-outage.js';
 export { describeS3, testS3 } from './test-s3.js';
+export { describeNats, testNatsUrl } from './test-nats.js';
 export type { TestS3 } from './test-s3.js';

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import type { CpuCap } from '@svc/testing/bench-cpu';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 
@@ -42,6 +43,8 @@ export interface StartOptions {
   /** A built asset-store folder (another worktree's, for an A/B of two builds); this one by default. */
   serviceDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** A CPU group the service runs in from its start (bench:scale). */
+  cap?: CpuCap;
 }
 
 /** Starts the built service (`dist/src/start.cjs`) on `root`, indexing into `databaseUrl` or PGlite. */
@@ -66,6 +69,7 @@ export async function startService(
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  if (options.cap && child.pid) options.cap.add(child.pid);
   await waitFor(
     async () => (await request(`http://127.0.0.1:${port}/healthz`)).statusCode === 200,
     'asset-store',

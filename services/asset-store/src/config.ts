@@ -46,6 +46,8 @@ export const configSchema = z.object({
   s3_watch_seconds: z.number().int().min(1).default(60),
   /** An S3 call whose connection stays silent this long fails (docs/storage.md, timeouts). */
   s3_timeout_seconds: z.number().positive().max(3600).default(20),
+  /** On S3, downloads answer 307 to a short-lived presigned GET of the object. */
+  s3_download_redirect: z.boolean().default(false),
 });
 
 /** The validated, frozen asset-store configuration. */

@@ -1,6 +1,6 @@
 // The real handle-relay app as the benchmarks run it: its own store (server when
 // BENCH_DATABASE_URL is set, else in-memory PGlite), a throw-away VAPID folder, no rate
-// limit, silent logs.
+// limit, silent logs; BENCH_RELAY_CONFIG (JSON) adds settings.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,9 @@ export async function startBenchRelay(): Promise<BenchRelay> {
       rate_limit_per_minute: 0,
       log_level: 'silent',
       vapid_key_path: path.join(dataDir, 'vapid.json'),
+      // A bench's own settings for its children (`pubsub: nats` for bench:scale).
+      ...(JSON.parse(process.env.BENCH_RELAY_CONFIG ?? '{}') as Record<string, unknown>),
+      ...(url ? { db: url } : {}),
     }),
   );
   const logger = createLogger('handle-relay-bench', 'silent');

@@ -26,3 +26,19 @@ describe('handle-relay configuration', () => {
     );
   });
 });
+
+describe('handle-relay fan-out setting', () => {
+  it('defaults to LISTEN/NOTIFY, takes NATS for a server database, refuses it for an embedded one', () => {
+    expect(readConfig([], {}).pubsub).toBe('postgres');
+    const nats = readConfig([], {
+      HANDLE_RELAY_DB: 'postgres://relay@db/relay',
+      HANDLE_RELAY_PUBSUB: 'nats',
+      HANDLE_RELAY_NATS_URL: 'nats://nats:4222',
+    });
+    expect([nats.pubsub, nats.nats_url]).toEqual(['nats', 'nats://nats:4222']);
+    expect(() => readConfig([], { HANDLE_RELAY_PUBSUB: 'nats' })).toThrow(
+      'pubsub: nats needs a postgres:// db',
+    );
+    expect(() => readConfig([], { HANDLE_RELAY_PUBSUB: 'redis' })).toThrow('pubsub');
+  });
+});

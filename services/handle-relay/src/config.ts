@@ -34,6 +34,9 @@ export const configSchema = z.object({
   trust_proxy: trustProxySetting.default(false),
   max_connections_per_address: z.number().int().min(0).default(256),
   min_body_bytes_per_second: z.number().int().min(0).default(1024),
+  /** How instances hear of each other's sends: LISTEN/NOTIFY, or NATS at `nats_url`. */
+  pubsub: z.enum(['postgres', 'nats']).default('postgres'),
+  nats_url: z.string().min(1).default('nats://127.0.0.1:4222'),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -59,6 +62,9 @@ export function readConfig(
     foreignEnv: Object.values(CLI_ENV),
   });
   if (config.web_dir !== undefined) checkWebDir(config.web_dir);
+  if (config.pubsub === 'nats' && !/^postgres(ql)?:\/\//i.test(config.db)) {
+    throw new ConfigError([settingProblems.natsWithoutServer()]);
+  }
   return config;
 }
 

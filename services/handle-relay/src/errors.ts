@@ -96,6 +96,9 @@ export const settingProblems = {
   webDirNotAFolder: (dir: string) => `web_dir: ${dir} is not a folder`,
   /** `web_dir` has no `index.html`, which every client-side route falls back to. */
   webDirWithoutIndex: (dir: string) => `web_dir: ${dir} holds no index.html`,
+  /** NATS fans out between instances, and the embedded database serves one process. */
+  natsWithoutServer: () =>
+    'pubsub: nats needs a postgres:// db (the embedded database has one instance)',
 };
 
 export { AppError };

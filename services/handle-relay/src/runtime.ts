@@ -2,7 +2,9 @@ import type { DatabaseHandle } from '@svc/database';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { databaseIdentity } from './db/database-identity.js';
 import { createMemoryPubSub } from './pubsub/memory.pubsub.js';
+import { createNatsPubSub } from './pubsub/nats.pubsub.js';
 import { createPostgresPubSub } from './pubsub/postgres.pubsub.js';
 import type { PubSub } from './pubsub/pubsub.port.js';
 import { PushNotifier } from './push/push-notifier.js';
@@ -52,8 +54,8 @@ export interface RelayRuntimeOptions {
 }
 
 /**
- * Builds the messaging runtime: LISTEN/NOTIFY fan-out and rate-limit buckets on a Postgres
- * server (so every instance's streams hear every send, and every instance spends one budget
+ * Builds the messaging runtime: LISTEN/NOTIFY (or NATS, with `pubsub: nats`) fan-out and
+ * rate-limit buckets on a Postgres server (so every instance's streams hear every send, and every instance spends one budget
  * per client address), in-process on the embedded database.
  */
 export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<RelayRuntime> {
@@ -62,15 +64,21 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
   const metrics = options.metrics ?? new RelayMetrics();
   const vapid = loadOrCreateVapidKeys(config.vapid_key_path);
   const pool = store.pool;
-  const pubsub = pool
-    ? await createPostgresPubSub({
-        connect: () => pool.connect(),
-        readAfter: async (afterSeq, limit) =>
-          (await listAllMessagesAfter(db, afterSeq, limit)).map(toRelayed),
-        latestSeq: () => latestStoredSeq(db),
-        logger,
-      })
-    : createMemoryPubSub();
+  const fromStore = {
+    readAfter: async (afterSeq: number, limit: number) =>
+      (await listAllMessagesAfter(db, afterSeq, limit)).map(toRelayed),
+    latestSeq: () => latestStoredSeq(db),
+    logger,
+  };
+  const pubsub: PubSub = !pool
+    ? createMemoryPubSub()
+    : config.pubsub === 'nats'
+      ? await createNatsPubSub({
+          ...fromStore,
+          servers: config.nats_url,
+          subject: `handle_relay.messages.${await databaseIdentity(db)}`,
+        })
+      : await createPostgresPubSub({ ...fromStore, connect: () => pool.connect() });
   const streams = new StreamHub({
     pubsub,
     readAfter: async (handle, afterSeq, limit) =>

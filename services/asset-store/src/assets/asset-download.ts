@@ -8,6 +8,16 @@ import { evaluatePreconditions, rangeApplies, type Validators } from './precondi
 
 /** Content addressed by its hash never changes: caches may keep it for a year. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
+/**
+ * How long a presigned download stays good: the client follows the redirect at once, and S3
+ * checks the signature when the GET starts, not while it streams.
+ */
+export const PRESIGNED_SECONDS = 60;
+/**
+ * Preconditions S3 would judge again by its own validators (its ETag is not ours, its
+ * modification time is the object's write): such a GET is served here instead.
+ */
+const REJUDGED = ['if-match', 'if-unmodified-since', 'if-range'];
 
 const DOWNLOAD_HEADERS = [
   'Content-Type',
@@ -61,11 +71,12 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
     res.status(304).end();
     return Promise.resolve();
   }
+  const disposition = attachmentHeader(asset.record.human_filename ?? asset.filename);
+  if (asset.presign && req.method === 'GET' && !REJUDGED.some((h) => h in req.headers)) {
+    return redirectToStorage(res, asset.presign, asset.record.mime_type, disposition);
+  }
   res.setHeader('Content-Type', asset.record.mime_type);
-  res.setHeader(
-    'Content-Disposition',
-    attachmentHeader(asset.record.human_filename ?? asset.filename),
-  );
+  res.setHeader('Content-Disposition', disposition);
   res.setHeader('Accept-Ranges', 'bytes');
   if (asset.contentSha256 !== undefined) {
     // RFC 9530: the whole representation's digest, on ranges and HEAD alike.
@@ -106,4 +117,26 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
       .on('finish', () => resolve())
       .on('close', () => resolve());
   });
+}
+
+/**
+ * 307 to a presigned GET on which S3 answers with the download's type and disposition (and
+ * the range the client asks for). The redirect itself must not be cached past the URL's
+ * life, so it says `no-store`; the validators stay, as on every answer here.
+ */
+async function redirectToStorage(
+  res: Response,
+  presign: NonNullable<LocatedAsset['presign']>,
+  contentType: string,
+  contentDisposition: string,
+): Promise<void> {
+  let url: string;
+  try {
+    url = await presign({ contentType, contentDisposition }, PRESIGNED_SECONDS);
+  } catch (err) {
+    for (const name of DOWNLOAD_HEADERS) res.removeHeader(name);
+    throw err;
+  }
+  res.setHeader('Cache-Control', 'no-store');
+  res.redirect(307, url);
 }

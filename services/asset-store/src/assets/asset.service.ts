@@ -3,7 +3,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { assetErrors } from '../errors.js';
-import { blobNotFound, type BlobStore, type ByteRange } from '../storage/blob-store.js';
+import {
+  blobNotFound,
+  type BlobStore,
+  type ByteRange,
+  type DownloadResponse,
+} from '../storage/blob-store.js';
 import type { FileIdentities } from '../storage/fs/file-identities.js';
 import { toAbsolutePath, type StorageLayout } from '../storage/layout.js';
 import { toAssetRecord, type AssetRecord } from './asset.model.js';
@@ -33,6 +38,8 @@ export interface AssetServiceDeps {
   missingFiles: MissingFileReporter;
   /** Identities of files verified intact (`FileIdentities`), shared with the verifier. */
   identities: FileIdentities;
+  /** Downloads redirect to the storage where it can presign (`s3_download_redirect`). */
+  redirectDownloads?: boolean;
 }
 
 /** The port a reader reports a vanished file through, so the asset gets flagged corrupted. */
@@ -57,6 +64,8 @@ export interface LocatedAsset {
   size: number;
   /** Plain SHA-256 of the content, lowercase hex, when the index knows it. */
   contentSha256?: string;
+  /** Set when downloads redirect: a URL the client GETs the blob from itself, for `seconds`. */
+  presign?: (response: DownloadResponse, seconds: number) => Promise<string>;
 }
 
 /**
@@ -94,6 +103,10 @@ export class AssetService {
       if (state !== 'ok') throw assetErrors.corrupted();
     }
     const size = stat.size;
+    const presign =
+      this.deps.redirectDownloads && blobs.presignedDownload
+        ? blobs.presignedDownload.bind(blobs, row.path)
+        : undefined;
     return {
       record: toAssetRecord(row),
       name: row.path,
@@ -104,6 +117,7 @@ export class AssetService {
       filename: row.path.split('/').pop()!,
       size,
       ...(row.content_sha256 === null ? {} : { contentSha256: row.content_sha256 }),
+      ...(presign ? { presign } : {}),
     };
   }
 

@@ -130,6 +130,7 @@ export function assembleServices(
     logger,
     missingFiles: verifier,
     identities,
+    redirectDownloads: config.s3_download_redirect,
   });
   const ingest = new IngestService({
     db,

@@ -55,6 +55,12 @@ export function relay(body: Readable, out: Writable): Promise<void> {
   return relayable.relayTo ? relayable.relayTo(out) : pipeline(body, out);
 }
 
+/** The response headers a presigned download sets on the storage's answer. */
+export interface DownloadResponse {
+  contentType: string;
+  contentDisposition: string;
+}
+
 /** Inclusive byte offsets, as HTTP `Range` counts them. */
 export interface ByteRange {
   start: number;
@@ -126,6 +132,11 @@ export interface BlobStore {
   stat(name: BlobName): Promise<BlobStat | undefined>;
   /** The content (or one range of it) as a stream; ENOENT when there is no such blob. */
   read(name: BlobName, range?: ByteRange): Promise<Readable>;
+  /**
+   * A URL a client can GET the blob from directly for `seconds`, the storage answering with
+   * `response`'s headers; absent where clients cannot reach the storage (files).
+   */
+  presignedDownload?(name: BlobName, response: DownloadResponse, seconds: number): Promise<string>;
   /** Every asset blob (the service's own dot-space skipped), one at a time. */
   list(options?: ListOptions): AsyncIterable<BlobEntry>;
   /** The blob's attributes, or undefined when it has none (or they are unreadable). */

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
 import { ListenerRegistry } from './listener-registry.js';
 import type { PubSub, RowToAnnounce } from './pubsub.port.js';
+import { SeqCursor } from './seq-cursor.js';
 
 /** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
 export const NOTIFY_CHANNEL = 'handle_relay_messages';
@@ -52,8 +53,6 @@ function rowsOf(carried: string, lastSeq: number): RelayedMessage[] | undefined 
   return messages;
 }
 
-/** Rows read per catch-up query. */
-const CATCH_UP_PAGE = 1_000;
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
@@ -85,63 +84,25 @@ function detach(c: ListenClient): void {
 }
 
 /**
- * The LISTEN/NOTIFY adapter. Writers number and commit their batches under one global lock,
- * so rows become visible in seq order with no gap. Each instance therefore keeps a single
- * cursor, `lastSeen`: its own batches advance it when they directly follow it, and so do
- * another instance's batches whose notification carries the rows and directly follows it.
- * Any other notification (a batch too large to carry, or one after a gap), a reconnect, or
- * an own batch that follows unread rows makes it read the rows above the cursor and hand
- * them to its local streams. Its own notifications are ignored: the writer hands those rows
- * over itself, and reading them back would cost a query per batch. A row is dispatched only
- * when above the cursor, so no row goes out twice, whichever of the doorbell, the reader
- * and the writer comes first.
+ * The LISTEN/NOTIFY adapter. The notification of a batch commits with its rows and carries
+ * them when they fit (see carriedRows); the cursor (SeqCursor) hands them on or reads the
+ * store. Its own notifications are ignored: the writer hands those rows over itself, and
+ * reading them back would cost a query per batch.
  */
 export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<PubSub> {
   const listeners = new ListenerRegistry();
   const sender = randomUUID();
-  let lastSeen = await deps.latestSeq();
-  let bellRang = false;
-  let catchingUp: Promise<void> | undefined;
+  const cursor = new SeqCursor({
+    listeners,
+    readAfter: deps.readAfter,
+    logger: deps.logger,
+    lastSeen: await deps.latestSeq(),
+  });
   let client: ListenClient | undefined;
   let closed = false;
   let retryMs = RECONNECT_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
-
-  const dispatch = (messages: readonly RelayedMessage[]): void => {
-    for (const m of messages) {
-      if (m.seq <= lastSeen) continue;
-      lastSeen = m.seq;
-      listeners.deliver(m.recipient, m);
-    }
-  };
-
-  /** Reads rows above the cursor until none are left, again if a bell rang meanwhile. */
-  const catchUp = async (): Promise<void> => {
-    while (!closed && bellRang) {
-      bellRang = false;
-      let rows: RelayedMessage[];
-      do {
-        rows = await deps.readAfter(lastSeen, CATCH_UP_PAGE);
-        dispatch(rows);
-      } while (!closed && rows.length === CATCH_UP_PAGE);
-    }
-  };
-
-  /** Makes sure rows up to `seq` (everything stored, with `Infinity`) get read; one reader. */
-  const want = (seq: number): void => {
-    if (seq <= lastSeen) return;
-    bellRang = true;
-    catchingUp ??= catchUp()
-      .catch((err: unknown) => {
-        // The cursor did not move: the next doorbell or reconnect reads the same rows.
-        deps.logger.error({ err }, 'failed to read messages after a notification');
-      })
-      .finally(() => {
-        catchingUp = undefined;
-        // A bell that rang after the loop's last look.
-        if (bellRang && !closed) want(Infinity);
-      });
-  };
+  const want = (seq: number): void => cursor.want(seq);
 
   const onNotification = (n: { channel: string; payload?: string }): void => {
     if (n.channel !== NOTIFY_CHANNEL) return;
@@ -158,7 +119,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
     }
     const carried =
       lastColon > colon ? rowsOf(payload.slice(colon + 1, lastColon), seq) : undefined;
-    if (carried && carried[0]!.seq - 1 === lastSeen) dispatch(carried);
+    if (carried) cursor.offer(carried);
     else want(seq);
   };
 
@@ -217,19 +178,15 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
       ring: (rows, lastSeq) =>
         sql`pg_notify(${NOTIFY_CHANNEL}, ${`${sender}:${carriedRows(rows)}`} || ${lastSeq})`,
     },
-    deliver: (messages) => {
-      // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
-      // committed row or to none ever (a failed batch). When the batch does not directly
-      // follow the cursor, rows of another instance may lie between: read them and this
-      // batch from the store, in order, rather than skip over them.
-      const first = messages[0];
-      if (first && first.seq - 1 > lastSeen) want(Infinity);
-      else dispatch(messages);
-    },
+    // Seqs are drawn under the writing lock, so every seq below this batch belongs to a
+    // committed row or to none ever (a failed batch); rows of another instance that lie
+    // between the cursor and this batch are read from the store first.
+    deliver: (messages) => cursor.offer(messages),
     recheck: () => want(Infinity),
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
       closed = true;
+      const reading = cursor.close();
       clearTimeout(retryTimer);
       const c = client;
       client = undefined;
@@ -242,7 +199,7 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
           c.release(true);
         }
       }
-      await catchingUp;
+      await reading;
     },
   };
 }

@@ -19,6 +19,7 @@ import {
   type BlobStore,
   type ByteRange,
   type CachedEntry,
+  type DownloadResponse,
   type ListOptions,
   type StagedBlob,
 } from '../blob-store.js';
@@ -33,7 +34,7 @@ import {
   isNotFound,
   type S3Settings,
 } from './s3-client.js';
-import { readSpanDirect } from './s3-direct-read.js';
+import { presignDownload, readSpanDirect } from './s3-direct-read.js';
 import { copySource, objectVersion } from './s3-keys.js';
 import { S3Leftovers } from './s3-leftovers.js';
 import { S3Reachability, s3Where } from './s3-reachability.js';
@@ -180,6 +181,10 @@ export class S3BlobStore implements BlobStore {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  presignedDownload(name: BlobName, response: DownloadResponse, seconds: number): Promise<string> {
+    return presignDownload(this.client, this.bucket, this.#key(name), response, seconds);
   }
 
   async read(name: BlobName, range?: ByteRange): Promise<Readable> {

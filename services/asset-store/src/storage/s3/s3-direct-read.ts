@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ByteRange } from '../blob-store.js';
+import type { ByteRange, DownloadResponse } from '../blob-store.js';
 import { CONNECT_TIMEOUT_MS } from './s3-client.js';
 import { SpanBody } from './span-body.js';
 
@@ -10,6 +10,27 @@ const DIRECT_READ_MIN_BYTES = 8 << 20;
 /** How long the signed URL stays good: it is used at once, once. */
 const URL_SECONDS = 300;
 const HEAD_LIMIT = 64 << 10;
+
+/**
+ * A presigned GET of the object that a client follows itself, S3 answering with the
+ * download's type and disposition (signed into the URL, so the client cannot change them).
+ * Signing is local: no request to S3.
+ */
+export function presignDownload(
+  client: S3Client,
+  bucket: string,
+  key: string,
+  response: DownloadResponse,
+  seconds: number,
+): Promise<string> {
+  const get = new GetObjectCommand({
+    Bucket: bucket,
+    Key: key,
+    ResponseContentType: response.contentType,
+    ResponseContentDisposition: response.contentDisposition,
+  });
+  return getSignedUrl(client, get, { expiresIn: seconds });
+}
 
 /**
  * GETs one span of an object from a plain-HTTP endpoint over its own connection, the socket
