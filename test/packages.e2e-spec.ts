@@ -98,7 +98,14 @@ describe('the packed packages, installed from their tarballs', () => {
       });
       const browser = await chromium.launch({
         executablePath: findChromium(),
-        args: ['--no-sandbox'],
+        // The page below is fulfilled by the test, so it has no address and Chromium counts it
+        // public; where the service is reached on a private address (Docker's 172.17.0.1 in CI),
+        // Private Network Access would block the example's fetch. A web app served by the
+        // service itself has the service's address and never meets this.
+        args: [
+          '--no-sandbox',
+          '--disable-features=BlockInsecurePrivateNetworkRequests,PrivateNetworkAccessSendPreflights,LocalNetworkAccessChecks',
+        ],
       });
       try {
         const page = await browser.newPage();
