@@ -181,14 +181,76 @@ describe('the handle-relay CLI against a running service', () => {
     });
   });
 
-  it('refuses to overwrite an existing key file', async () => {
+  it('keygen with a key present says so, keeps it and exits 0; --force replaces it', async () => {
     const keyFile = path.join(dir, 'erin.key.json');
     await cli(['keygen', '--key', keyFile]);
     const before = fs.readFileSync(keyFile, 'utf8');
-    const again = await cli(['keygen', '--key', keyFile]);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/EEXIST/);
+    const primary = primaryOf((await readKeyFile(keyFile)).publicKey);
+    expect(await cli(['keygen', '--key', keyFile])).toEqual({
+      code: 0,
+      stdout: `${primary}\n`,
+      stderr: `handle-relay: ${keyFile} already holds a key; kept (keygen --force replaces it)\n`,
+    });
     expect(fs.readFileSync(keyFile, 'utf8')).toBe(before);
+    const forced = await cli(['keygen', '--force', '--key', keyFile]);
+    expect(forced).toMatchObject({ code: 0, stderr: '' });
+    expect(fs.readFileSync(keyFile, 'utf8')).not.toBe(before);
+    expect(forced.stdout).toBe(
+      `${primaryOf((await readKeyFile(keyFile)).publicKey)}\nwrote ${keyFile}\n`,
+    );
+  });
+
+  it('the README’s keygen && register && send && inbox chain works twice in a row', async () => {
+    const handle = uniqueHandle('chain');
+    const env = { HANDLE_RELAY_URL: url, HANDLE_RELAY_KEY_FILE: path.join(dir, 'chain.key') };
+    const run = async (args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(args, {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        env,
+      });
+      return { code, stdout, stderr };
+    };
+    const texts: string[] = [];
+    for (const round of [1, 2]) {
+      for (const args of [
+        ['keygen'],
+        ['register', handle],
+        ['send', handle, '{"hi":1}'],
+        ['inbox', handle],
+      ]) {
+        const result = await run(args);
+        expect({ round, args, code: result.code }).toEqual({ round, args, code: 0 });
+        if (args[0] === 'inbox') texts.push(result.stdout);
+      }
+    }
+    const lines = texts[1]!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { text: string; from_handle: string });
+    expect(lines.map((l) => [l.text, l.from_handle])).toEqual([
+      ['{"hi":1}', handle],
+      ['{"hi":1}', handle],
+    ]);
+    expect((await run(['register', handle])).stderr).toBe(
+      `handle-relay: ${handle} is already registered to this key\n`,
+    );
+  });
+
+  it('a relay that does not answer is named by its URL, not "fetch failed"', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    let stderr = '';
+    const code = await runCli(['whois', 'someone', '--url', nowhere], {
+      stdout: () => undefined,
+      stderr: (t) => (stderr += t),
+      env: {},
+    });
+    expect({ code, stderr }).toEqual({
+      code: 1,
+      stderr: `handle-relay: cannot reach the relay at ${nowhere} (ECONNREFUSED)\n`,
+    });
   });
 
   it('whois of an unknown handle exits 1 with the 404', async () => {

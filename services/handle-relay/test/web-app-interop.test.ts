@@ -11,6 +11,7 @@ import {
   screenshot,
   sendInBrowser,
   startWebWorld,
+  threadOf,
   waitForLive,
   type WebWorld,
 } from './web-harness.js';
@@ -72,6 +73,15 @@ describeInBrowser()('the web app with the CLI, key files and Web Push', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toEqual([
+        // The copy of the CLI's own send, kept in carol's inbox for her other devices.
+        {
+          seq: expect.any(Number) as unknown,
+          from: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as unknown,
+          from_handle: carolHandle,
+          to: `${bobHandle}@relay.test`,
+          text: 'Hello Bob, from the command line',
+          sent_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown,
+        },
         {
           seq: expect.any(Number) as unknown,
           from: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as unknown,
@@ -94,7 +104,29 @@ describeInBrowser()('the web app with the CLI, key files and Web Push', () => {
       await waitForLive(page);
       await page.locator('.conversations a', { hasText: bobHandle }).click();
       await page.locator('.msg .text', { hasText: 'Hi Carol, from the browser' }).waitFor();
+      // Both sides: what the CLI sent with this key shows as sent, from its copy.
+      expect(await threadOf(page)).toEqual([
+        ['You', 'Hello Bob, from the command line', expect.any(Number)],
+        [bobHandle, 'Hi Carol, from the browser', expect.any(Number)],
+      ]);
       await screenshot(page, 'phone-conversation');
+      // And what this browser sends with the CLI's key, the CLI sees as sent (its copy).
+      const cliInboxBefore = await carol('inbox', carolHandle);
+      const lastSeq = Math.max(
+        ...cliInboxBefore.out
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { seq: number }).seq),
+      );
+      await sendInBrowser(page, 'Carol again, from her phone');
+      await bob.page.locator('.msg .text', { hasText: 'Carol again, from her phone' }).waitFor();
+      const after = await carol('inbox', carolHandle, '--since', String(lastSeq));
+      expect(after.code).toBe(0);
+      expect(JSON.parse(after.out)).toMatchObject({
+        from_handle: carolHandle,
+        to: `${bobHandle}@relay.test`,
+        text: 'Carol again, from her phone',
+      });
     },
     BROWSER_TIMEOUT_MS,
   );

@@ -88,7 +88,8 @@ describeInBrowser()('the web app, two people in two browsers', () => {
       .select(['recipient', 'envelope'])
       .orderBy('seq')
       .execute();
-    expect(rows).toHaveLength(texts.length);
+    // Each message, and its sender's own copy (to the sender's own inbox).
+    expect(rows).toHaveLength(texts.length * 2);
     for (const row of rows) {
       const envelope = JSON.parse(row.envelope) as Record<string, unknown>;
       expect(Object.keys(envelope)).toEqual(['v', 'alg', 'from', 'nonce', 'ciphertext']);

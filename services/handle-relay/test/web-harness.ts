@@ -112,11 +112,18 @@ export async function openConversation(page: Page, peer: string): Promise<void> 
   await page.locator('#thread-title', { hasText: peer }).waitFor();
 }
 
-/** Types and sends a message in the open conversation; resolves once it shows as sent. */
+/** Types and sends a message in the open conversation; resolves once the relay stored it. */
 export async function sendInBrowser(page: Page, text: string): Promise<void> {
   await page.locator('#compose').fill(text);
   await page.locator('#compose').press('Enter');
-  await page.locator('.group.out .msg .text', { hasText: text }).waitFor();
+  await page
+    .locator('.group.out .msg[data-state="stored"] .text', { hasText: exactly(text) })
+    .waitFor();
+}
+
+/** A pattern matching exactly `text`. */
+export function exactly(text: string): RegExp {
+  return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 }
 
 /** The open thread as [sender label, text, seq] triples, in the order shown. */

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { RelayClient, RelayClientError } from '../client/http-client.js';
 import { readKeyFile, writeKeyFile } from '../client/key-file.js';
@@ -25,11 +26,14 @@ export const DEFAULT_KEY_FILE = 'handle-relay.key.json';
 export const USAGE = `usage: handle-relay <command> [options]
 
 commands:
-  keygen                          write a new Ed25519 key file (mode 0600)
-  register <handle>               claim <handle> for the key (server name from /v1/healthz)
+  keygen                          write a new Ed25519 key file (mode 0600); with one
+                                  there already, say so and keep it (--force: replace it)
+  register <handle>               claim <handle> for the key (server name from /v1/healthz);
+                                  a handle this key already owns is not an error
   whois <handle|primary>          look up a handle, or the handle of ed25519:<hex>
   proofs set <handle> [proof...]  replace the published proofs (<channel>:<identifier>)
-  send <handle> <text>            encrypt <text> to the key <handle> publishes and relay it
+  send <handle> <text>            encrypt <text> to the key <handle> publishes and relay it;
+                                  an encrypted copy goes to your own inbox (other devices)
   send --raw <handle> <json>      relay a JSON envelope to <handle> as written
   inbox <handle>                  print one signed inbox page, one JSON line per message
                                   (--since, --limit)
@@ -37,7 +41,8 @@ commands:
                                   reconnects with Last-Event-ID after a drop (--since)
 
 A message line is {"seq","from","from_handle","text","sent_at"} for an encrypted envelope
-that opens with the key, else {"seq","envelope","error"}.
+that opens with the key ({"seq","from","from_handle","to","text","sent_at"} for a copy of
+one this key sent to "to"), else {"seq","envelope","error"}.
 
 options:
   --url <base>     relay base URL (env HANDLE_RELAY_URL, default ${DEFAULT_URL})
@@ -46,6 +51,7 @@ options:
   --since <seq>    inbox/listen: start after this sequence number
   --limit <n>      inbox: page size (1-500, default 100)
   --raw            send: the envelope is JSON, sent unencrypted as written
+  --force          keygen: replace an existing key file (its handle is lost with it)
 `;
 
 class UsageError extends Error {}
@@ -84,6 +90,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
         since: { type: 'string' },
         limit: { type: 'string' },
         raw: { type: 'boolean' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -106,6 +113,18 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
   switch (command) {
     case 'keygen': {
       expectArgs(args, 0, 'keygen');
+      if (!values.force) {
+        const existing = await readExistingKey(keyFile);
+        if (existing) {
+          io.stdout(`${primaryOf(existing.publicKey)}\n`);
+          io.stderr(
+            `handle-relay: ${keyFile} already holds a key; kept (keygen --force replaces it)\n`,
+          );
+          return;
+        }
+      } else {
+        await fs.rm(keyFile, { force: true });
+      }
       const keys = generateKeyPair();
       await writeKeyFile(keyFile, keys);
       io.stdout(`${primaryOf(keys.publicKey)}\nwrote ${keyFile}\n`);
@@ -115,7 +134,16 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
       const [handle] = expectArgs(args, 1, 'register <handle>');
       const keys = await readKeyFile(keyFile);
       const server = values.server ?? (await client.health()).server;
-      print(await client.register(server, handle ?? '', keys));
+      try {
+        print(await client.register(server, handle ?? '', keys));
+      } catch (err) {
+        // Run again (the README's chain twice), the handle is already this key's: say so.
+        if (!(err instanceof RelayClientError && err.status === 409)) throw err;
+        const owned = await client.byPrimary(primaryOf(keys.publicKey)).catch(() => undefined);
+        if (!owned || owned.handle !== handle?.toLowerCase()) throw err;
+        io.stderr(`handle-relay: ${owned.handle} is already registered to this key\n`);
+        print(owned);
+      }
       return;
     }
     case 'whois': {
@@ -134,7 +162,13 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
     case 'send': {
       if (!values.raw) {
         const [to, text] = expectArgs(args, 2, 'send <handle> <text>');
-        print(await sendText(client, to ?? '', text ?? '', await readKeyFile(keyFile)));
+        const sent = await sendText(client, to ?? '', text ?? '', await readKeyFile(keyFile));
+        print(sent);
+        if (sent.copy_error !== undefined) {
+          io.stderr(
+            `handle-relay: sent, but the copy for your other devices failed: ${sent.copy_error}\n`,
+          );
+        }
         return;
       }
       const [to, json = ''] = expectArgs(args, 2, 'send --raw <handle> <json>');
@@ -194,6 +228,16 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
     }
     default:
       throw new UsageError(`unknown command ${command}`);
+  }
+}
+
+/** The key in `file`, or undefined when there is no such file; a damaged file throws. */
+async function readExistingKey(file: string) {
+  try {
+    return await readKeyFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 

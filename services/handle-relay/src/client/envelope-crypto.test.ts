@@ -1,6 +1,12 @@
 import sodium from 'libsodium-wrappers';
 import { toBase64Url } from './base64url.js';
-import { openEnvelope, sealText, type EnvelopeV1 } from './envelope-crypto.js';
+import {
+  openEnvelope,
+  openMessage,
+  sealSentCopy,
+  sealText,
+  type EnvelopeV1,
+} from './envelope-crypto.js';
 import { fromHex } from './hex.js';
 import { keyPairFromSeed, primaryOf, type KeyPair } from './keys.js';
 
@@ -193,6 +199,60 @@ describe('opening refuses, saying why', () => {
   it('an envelope addressed to someone else, forwarded to us', () => {
     expect(() => openEnvelope(good as EnvelopeV1, bob, 'robert@localhost')).toThrow(
       'message is addressed to bob@localhost, not to robert@localhost',
+    );
+  });
+});
+
+describe('a sender’s own copy (type "sent")', () => {
+  it('is sealed to the sender’s own key, opens for it with the peer in `to`', () => {
+    const copy = sealSentCopy({
+      text: 'hello bob',
+      to: 'bob@localhost',
+      sender: alice,
+      sentAt: '2026-11-26T12:00:00.000Z',
+    });
+    expect(copy.from).toBe(ALICE);
+    expect(openMessage(copy, alice, 'alice@localhost')).toEqual({
+      type: 'sent',
+      from: ALICE,
+      to: 'bob@localhost',
+      text: 'hello bob',
+      sent_at: '2026-11-26T12:00:00.000Z',
+    });
+    // libsodium opens it with the same key on both sides.
+    const plain = sodium.crypto_box_open_easy(
+      sodium.from_base64(copy.ciphertext, sodium.base64_variants.URLSAFE_NO_PADDING),
+      sodium.from_base64(copy.nonce, sodium.base64_variants.URLSAFE_NO_PADDING),
+      sodiumCurve(alice).publicKey,
+      sodiumCurve(alice).privateKey,
+      'text',
+    );
+    expect(Object.keys(JSON.parse(plain) as object)).toEqual(['type', 'to', 'text', 'sent_at']);
+    // Not a text to anyone: the text-only reader refuses it; bob cannot open it.
+    expect(() => openEnvelope(copy, alice, 'alice@localhost')).toThrow(
+      'plaintext is not a text message',
+    );
+    expect(() => openMessage(copy, bob, 'bob@localhost')).toThrow('does not open');
+  });
+
+  it('a "sent" plaintext from another key is refused as a forgery', () => {
+    const nonce = new Uint8Array(24);
+    const forged = {
+      v: 1,
+      alg: 'x25519-xsalsa20poly1305',
+      from: BOB,
+      nonce: toBase64Url(nonce),
+      ciphertext: toBase64Url(
+        sodium.crypto_box_easy(
+          JSON.stringify({ type: 'sent', to: 'carol@localhost', text: 'x', sent_at: 'now' }),
+          nonce,
+          sodiumCurve(alice).publicKey,
+          sodiumCurve(bob).privateKey,
+        ),
+      ),
+    };
+    expect(() => openMessage(forged, alice, 'alice@localhost')).toThrow(
+      'a copy of a sent message that this key did not write',
     );
   });
 });

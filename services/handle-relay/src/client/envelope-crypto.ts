@@ -24,6 +24,19 @@ export interface TextPlaintext {
   sent_at: string;
 }
 
+/**
+ * The plaintext of a sender's own copy of a message it sent (CONTRACT, "Additions, part 2"):
+ * sealed from the sender's key to the same key and stored in the sender's own inbox, so
+ * every device holding the key shows both sides of a conversation.
+ */
+export interface SentPlaintext {
+  type: 'sent';
+  /** The peer the message went to (`handle@server`). */
+  to: string;
+  text: string;
+  sent_at: string;
+}
+
 /** An envelope that opened: its sender's key and the text. */
 export interface OpenedText {
   from: string;
@@ -31,6 +44,9 @@ export interface OpenedText {
   to: string;
   sent_at: string;
 }
+
+/** Any envelope that opened: a text to us, or a copy of one we sent (`to` is the peer). */
+export type OpenedMessage = (OpenedText & { type: 'text' }) | (OpenedText & { type: 'sent' });
 
 /** Why an envelope did not open; `message` is fit to show a user. */
 export class EnvelopeError extends Error {
@@ -51,6 +67,7 @@ export const envelopeErrors = {
   notText: () => new EnvelopeError('plaintext is not a text message'),
   notOurs: (to: string, ours: string) =>
     new EnvelopeError(`message is addressed to ${to}, not to ${ours}`),
+  foreignCopy: () => new EnvelopeError('a copy of a sent message that this key did not write'),
 };
 
 const PRIMARY = /^ed25519:([0-9a-fA-F]{64})$/;
@@ -103,24 +120,51 @@ export interface SealInput {
 
 /** Encrypts a text to a recipient as a version-1 envelope. */
 export function sealText(input: SealInput): EnvelopeV1 {
-  const nonce = input.nonce ?? nacl.randomBytes(nacl.box.nonceLength);
-  if (nonce.length !== nacl.box.nonceLength) throw envelopeErrors.badField('nonce');
   const plaintext: TextPlaintext = {
     type: 'text',
     text: input.text,
     to: input.to,
     sent_at: input.sentAt ?? new Date().toISOString(),
   };
-  const key = sharedKey(
-    curvePublicOf(input.recipientPrimary, 'recipient key'),
-    input.sender,
-    'recipient key',
-  );
+  return seal(plaintext, input.recipientPrimary, input.sender, input.nonce);
+}
+
+/** What a sender's own copy holds: the text, the peer's `handle@server`, the sender. */
+export interface SentCopyInput {
+  text: string;
+  /** The peer the message went to (its record's `fqhn`). */
+  to: string;
+  sender: KeyPair;
+  nonce?: Uint8Array;
+  /** The sent message's own `sent_at`, so both copies say the same time. */
+  sentAt?: string;
+}
+
+/** Encrypts the sender's own copy of a sent message, to the sender's own key. */
+export function sealSentCopy(input: SentCopyInput): EnvelopeV1 {
+  const plaintext: SentPlaintext = {
+    type: 'sent',
+    to: input.to,
+    text: input.text,
+    sent_at: input.sentAt ?? new Date().toISOString(),
+  };
+  return seal(plaintext, primaryOf(input.sender.publicKey), input.sender, input.nonce);
+}
+
+function seal(
+  plaintext: TextPlaintext | SentPlaintext,
+  recipientPrimary: string,
+  sender: KeyPair,
+  givenNonce: Uint8Array | undefined,
+): EnvelopeV1 {
+  const nonce = givenNonce ?? nacl.randomBytes(nacl.box.nonceLength);
+  if (nonce.length !== nacl.box.nonceLength) throw envelopeErrors.badField('nonce');
+  const key = sharedKey(curvePublicOf(recipientPrimary, 'recipient key'), sender, 'recipient key');
   const ciphertext = nacl.box.after(utf8(JSON.stringify(plaintext)), nonce, key);
   return {
     v: 1,
     alg: ENVELOPE_ALG,
-    from: primaryOf(input.sender.publicKey),
+    from: primaryOf(sender.publicKey),
     nonce: toBase64Url(nonce),
     ciphertext: toBase64Url(ciphertext),
   };
@@ -142,11 +186,23 @@ export function isEnvelopeV1(value: unknown): value is EnvelopeV1 {
 }
 
 /**
- * Opens a received envelope with the recipient's keys. `me` is the recipient's
+ * Opens a received text message with the recipient's keys. `me` is the recipient's
  * `handle@server`: a plaintext addressed elsewhere (an envelope forwarded by someone it was
  * sent to) is refused. Throws an EnvelopeError saying why it did not open.
  */
 export function openEnvelope(envelope: unknown, keys: KeyPair, me: string): OpenedText {
+  const opened = openMessage(envelope, keys, me);
+  if (opened.type !== 'text') throw envelopeErrors.notText();
+  const { from, text, to, sent_at } = opened;
+  return { from, text, to, sent_at };
+}
+
+/**
+ * Opens anything found in an inbox: a text addressed to `me`, or a copy of a message this
+ * key sent (`type: "sent"`, sealed by this very key; `to` is then the peer). Throws an
+ * EnvelopeError saying why it did not open.
+ */
+export function openMessage(envelope: unknown, keys: KeyPair, me: string): OpenedMessage {
   if (!isEnvelopeV1(envelope)) throw envelopeErrors.notV1();
   const fields = envelope as unknown as Record<string, unknown>;
   if (fields.alg !== ENVELOPE_ALG) throw envelopeErrors.badAlg(fields.alg);
@@ -167,13 +223,19 @@ export function openEnvelope(envelope: unknown, keys: KeyPair, me: string): Open
   if (
     typeof p !== 'object' ||
     p === null ||
-    p.type !== 'text' ||
+    (p.type !== 'text' && p.type !== 'sent') ||
     typeof p.text !== 'string' ||
     typeof p.to !== 'string' ||
     typeof p.sent_at !== 'string'
   ) {
     throw envelopeErrors.notText();
   }
+  const from = fields.from.toLowerCase();
+  if (p.type === 'sent') {
+    // Only the key itself writes its copies: a copy from any other key is a forgery.
+    if (from !== primaryOf(keys.publicKey)) throw envelopeErrors.foreignCopy();
+    return { type: 'sent', from, text: p.text, to: p.to, sent_at: p.sent_at };
+  }
   if (p.to.toLowerCase() !== me.toLowerCase()) throw envelopeErrors.notOurs(p.to, me);
-  return { from: fields.from.toLowerCase(), text: p.text, to: p.to, sent_at: p.sent_at };
+  return { type: 'text', from, text: p.text, to: p.to, sent_at: p.sent_at };
 }

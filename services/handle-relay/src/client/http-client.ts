@@ -30,6 +30,29 @@ export class RelayClientError extends Error {
   }
 }
 
+/**
+ * The relay did not answer at all (refused, no route, a name that does not resolve): says
+ * which URL was tried. A TypeError, as fetch's own failure is, so callers that treat a
+ * TypeError as "offline" keep doing so.
+ */
+export class RelayUnreachableError extends TypeError {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach the relay at ${url}${reasonOf(cause)}`, { cause });
+    this.name = 'RelayUnreachableError';
+  }
+}
+
+/** The system's reason under fetch's "fetch failed" (ECONNREFUSED, ENOTFOUND...), if any. */
+function reasonOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return ` (${cause.code})`;
+  if (typeof cause?.message === 'string') return ` (${cause.message})`;
+  return '';
+}
+
 /** Options of a relay client; `fetch` is injectable for tests and odd runtimes. */
 export interface RelayClientOptions {
   baseUrl: string;
@@ -126,7 +149,16 @@ export class RelayClient {
     const headers: Record<string, string> = { Accept: 'application/json', ...init.headers };
     const body = init.rawBody ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body });
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, { method, headers, body });
+    } catch (err) {
+      // fetch's own failure is a TypeError (of another realm under a test runner's VM).
+      if (err instanceof TypeError || (err as Error | undefined)?.name === 'TypeError') {
+        throw new RelayUnreachableError(this.baseUrl, err);
+      }
+      throw err;
+    }
     const text = await res.text();
     const parsed: unknown = text ? JSON.parse(text) : undefined;
     if (!res.ok) {

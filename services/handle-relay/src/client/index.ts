@@ -6,11 +6,21 @@ export {
   envelopeErrors,
   isEnvelopeV1,
   openEnvelope,
+  openMessage,
+  sealSentCopy,
   sealText,
 } from './envelope-crypto.js';
-export type { EnvelopeV1, OpenedText, SealInput, TextPlaintext } from './envelope-crypto.js';
+export type {
+  EnvelopeV1,
+  OpenedMessage,
+  OpenedText,
+  SealInput,
+  SentCopyInput,
+  SentPlaintext,
+  TextPlaintext,
+} from './envelope-crypto.js';
 export { fromHex, toHex, utf8 } from './hex.js';
-export { RelayClient, RelayClientError } from './http-client.js';
+export { RelayClient, RelayClientError, RelayUnreachableError } from './http-client.js';
 export type { HandleRecord, InboxPage, RelayClientOptions } from './http-client.js';
 export { followInbox } from './inbox-stream.js';
 export type { FollowOptions, InboxMessage, StreamEvent } from './inbox-stream.js';

@@ -7,14 +7,23 @@ export interface Identity {
   fqhn?: string;
 }
 
+/** Where a message written here stands: on its way, or refused/unreachable (with why). */
+export type SendState = 'sending' | 'failed';
+
 /**
  * One message of a conversation, kept in this browser: received ones as they opened (or
- * why not), sent ones as written (the relay keeps only what the recipient can open).
+ * why not), sent ones as written, and copies of those sent from another device (the
+ * sender's own inbox holds an encrypted copy of each).
  */
 export interface StoredMessage {
-  /** `in:<seq>` or `out:<seq>`: a message to oneself is both. */
+  /**
+   * `in:<seq>` received; `local:<id>` written here (`out:<seq>` before self-copies);
+   * `self:<seq>` a copy from the own inbox of one sent elsewhere. A message to oneself is
+   * both `in:` and written.
+   */
   id: string;
   dir: 'in' | 'out';
+  /** The relay's seq (the peer's inbox for one written here); 0 until stored. */
   seq: number;
   /** The other side: a handle, or the sender's `ed25519:` key when it owns none. */
   peer: string;
@@ -23,6 +32,16 @@ export interface StoredMessage {
   created_at: string;
   /** Set when a received envelope did not open: why. */
   error?: string;
+  /** Written here and not (yet) stored by the relay; absent once stored. */
+  state?: SendState;
+  /** Why the last attempt failed. */
+  sendError?: string;
+  /** Order of writing here, for messages not stored yet. */
+  queuedAt?: number;
+  /** The seq of its copy in the own inbox, once known. */
+  copySeq?: number;
+  /** A received message not seen yet. */
+  unread?: true;
 }
 
 interface RelaySchema extends DBSchema {

@@ -62,6 +62,7 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
     const hash = location.hash;
     chat = undefined;
     if (hash === '#/profile') {
+      void session.view(undefined);
       void showProfile({
         session,
         forget: async () => {
@@ -73,12 +74,21 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
       });
       return;
     }
-    const peer = /^#\/c\/(.+)$/.exec(hash)?.[1];
-    chat = new ChatView(session, peer === undefined ? undefined : decodeURIComponent(peer));
+    const match = /^#\/c\/(.+)$/.exec(hash)?.[1];
+    const peer = match === undefined ? undefined : decodeURIComponent(match);
+    chat = new ChatView(session, peer);
     show(chat.element);
+    void session.view(peer);
     resolveSeqRoute();
   };
   addEventListener('hashchange', route);
+  // Messages that came while the page was hidden are read once it shows their thread.
+  document.addEventListener('visibilitychange', () => {
+    const peer = /^#\/c\/(.+)$/.exec(location.hash)?.[1];
+    if (document.visibilityState === 'visible' && peer) {
+      void session.markRead(decodeURIComponent(peer));
+    }
+  });
   // A notification's click, relayed by the service worker to an open window.
   navigator.serviceWorker?.addEventListener('message', (event: MessageEvent<{ open?: string }>) => {
     if (typeof event.data?.open === 'string') location.hash = event.data.open.replace(/^\//, '');

@@ -1,19 +1,33 @@
 import {
   keyPairFromSecret,
-  openEnvelope,
+  openMessage,
+  sealSentCopy,
   sealText,
   type InboxMessage,
   type KeyPair,
   type RelayClient,
 } from '../../src/client/index.js';
 import type { Identity, LocalStore, StoredMessage } from './local-store.js';
-import { RecordCache } from './relay-api.js';
+import { plainWords, RecordCache } from './relay-api.js';
 
-/** One conversation: a peer and its messages in delivery order. */
+/** One conversation: a peer, its messages in delivery order, and how many are unread. */
 export interface Conversation {
   peer: string;
   messages: StoredMessage[];
   last: StoredMessage | undefined;
+  unread: number;
+}
+
+/**
+ * Where a message sorts: the relay's seq once stored (one sequence for every inbox, so both
+ * sides agree); a message not stored yet comes after all of them, in the order written.
+ */
+function orderOf(m: StoredMessage): number {
+  return m.seq > 0 ? m.seq : Number.MAX_SAFE_INTEGER / 2 + (m.queuedAt ?? 0);
+}
+
+function byOrder(a: StoredMessage, b: StoredMessage): number {
+  return orderOf(a) - orderOf(b) || (a.dir === b.dir ? 0 : a.dir === 'out' ? -1 : 1);
 }
 
 /** A signed-in browser: its identity, its messages, and what it can do with them. */
@@ -22,6 +36,11 @@ export class Session {
   readonly records: RecordCache;
   private readonly byId = new Map<string, StoredMessage>();
   private readonly listeners = new Set<() => void>();
+  /** Sends go one after another, in the order written. */
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
+  /** The conversation on screen (its arrivals are read at once while the page is seen). */
+  private viewing: string | undefined;
 
   private constructor(
     readonly identity: Required<Identity>,
@@ -32,20 +51,35 @@ export class Session {
     this.keys = keyPairFromSecret(identity.secretKey);
     this.records = new RecordCache(client);
     for (const m of messages) this.byId.set(m.id, m);
+    this.queued = Math.max(0, ...messages.map((m) => m.queuedAt ?? 0));
   }
 
   static async open(identity: Required<Identity>, client: RelayClient, store: LocalStore) {
-    return new Session(identity, client, store, await store.messages());
+    const session = new Session(identity, client, store, await store.messages());
+    // A send the page did not see the end of (closed, reloaded) may or may not have gone:
+    // it is shown failed, for the person to retry; a copy arriving later settles it.
+    const interrupted = [...session.byId.values()]
+      .filter((m) => m.state === 'sending')
+      .map((m) => ({
+        ...m,
+        state: 'failed' as const,
+        sendError: 'The page closed before the relay answered. Retry to send it.',
+      }));
+    await session.keep(interrupted);
+    return session;
   }
 
   get handle(): string {
     return this.identity.handle;
   }
 
-  /** The last received seq held: the inbox is fetched after it. */
+  /** The last seq of the own inbox held: the inbox is fetched after it. */
   lastReceivedSeq(): number {
     let last = 0;
-    for (const m of this.byId.values()) if (m.dir === 'in' && m.seq > last) last = m.seq;
+    for (const m of this.byId.values()) {
+      if ((m.id.startsWith('in:') || m.id.startsWith('self:')) && m.seq > last) last = m.seq;
+      if (m.copySeq !== undefined && m.copySeq > last) last = m.copySeq;
+    }
     return last;
   }
 
@@ -55,40 +89,74 @@ export class Session {
     return () => this.listeners.delete(listener);
   }
 
-  /** Opens received messages and keeps them; a message already held is not added again. */
+  /** Opens inbox messages and keeps them; a message already held is not added again. */
   async receive(messages: readonly InboxMessage[]): Promise<void> {
-    const fresh = messages.filter((m) => !this.byId.has(`in:${m.seq}`));
+    const copies = new Set<number>();
+    for (const m of this.byId.values()) if (m.copySeq !== undefined) copies.add(m.copySeq);
+    const fresh = messages.filter(
+      (m) => !this.byId.has(`in:${m.seq}`) && !this.byId.has(`self:${m.seq}`) && !copies.has(m.seq),
+    );
     const stored: StoredMessage[] = [];
-    for (const m of fresh) stored.push(await this.open(m));
+    for (const m of fresh) {
+      const opened = await this.open(m);
+      if (opened) stored.push(opened);
+    }
     await this.keep(stored);
   }
 
-  /** Encrypts `text` to `peer`'s published key and relays it. */
-  async send(peer: string, text: string): Promise<StoredMessage> {
-    const record = await this.records.lookup(peer);
-    const sentAt = new Date().toISOString();
-    const envelope = sealText({
-      text,
-      to: record.fqhn,
-      recipientPrimary: record.primary,
-      sender: this.keys,
-      sentAt,
-    });
-    const { seq, created_at } = await this.client.send(record.handle, envelope);
+  /**
+   * Queues `text` for `peer` and shows it at once as sending; sends go in the order
+   * written, each after the one before has its answer. A failure leaves the message shown
+   * as failed, with why, for `retry`.
+   */
+  async enqueue(peer: string, text: string): Promise<StoredMessage> {
+    this.queued = Math.max(this.queued + 1, Date.now());
     const message: StoredMessage = {
-      id: `out:${seq}`,
+      id: `local:${this.queued}:${Math.random().toString(36).slice(2, 10)}`,
       dir: 'out',
-      seq,
-      peer: record.handle,
+      seq: 0,
+      peer,
       text,
-      sent_at: sentAt,
-      created_at,
+      sent_at: new Date().toISOString(),
+      created_at: '',
+      state: 'sending',
+      queuedAt: this.queued,
     };
     await this.keep([message]);
+    this.schedule(message.id);
     return message;
   }
 
-  /** Conversations, the latest first. */
+  /** Sends a failed message again, at the end of the queue. */
+  async retry(id: string): Promise<void> {
+    const message = this.byId.get(id);
+    if (message?.state !== 'failed') return;
+    this.queued = Math.max(this.queued + 1, Date.now());
+    await this.keep([{ ...message, state: 'sending', queuedAt: this.queued }]);
+    this.schedule(id);
+  }
+
+  /** Resolves once every queued send has its answer (tests, and leaving the page). */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  /** The conversation now on screen, or none; opening one reads it. */
+  async view(peer: string | undefined): Promise<void> {
+    this.viewing = peer?.toLowerCase();
+    if (peer !== undefined) await this.markRead(peer);
+  }
+
+  /** Marks every message of `peer` read. */
+  async markRead(peer: string): Promise<void> {
+    const key = peer.toLowerCase();
+    const read = [...this.byId.values()]
+      .filter((m) => m.unread && m.peer.toLowerCase() === key)
+      .map(({ unread: _unread, ...m }) => m);
+    await this.keep(read);
+  }
+
+  /** Conversations, the one with the latest message first. */
   conversations(): Conversation[] {
     const byPeer = new Map<string, StoredMessage[]>();
     for (const m of this.byId.values()) {
@@ -98,16 +166,17 @@ export class Session {
     }
     return [...byPeer]
       .map(([peer, list]) => {
-        list.sort(bySeq);
-        return { peer, messages: list, last: list.at(-1) };
+        list.sort(byOrder);
+        const unread = list.filter((m) => m.unread).length;
+        return { peer, messages: list, last: list.at(-1), unread };
       })
-      .sort((a, b) => (b.last?.seq ?? 0) - (a.last?.seq ?? 0));
+      .sort((a, b) => orderOf(b.last!) - orderOf(a.last!) || a.peer.localeCompare(b.peer));
   }
 
-  /** The messages exchanged with `peer`, in delivery order. */
+  /** The messages exchanged with `peer`, in delivery order (unsent ones last). */
   thread(peer: string): StoredMessage[] {
     const key = peer.toLowerCase();
-    return [...this.byId.values()].filter((m) => m.peer.toLowerCase() === key).sort(bySeq);
+    return [...this.byId.values()].filter((m) => m.peer.toLowerCase() === key).sort(byOrder);
   }
 
   /** The conversation a received seq belongs to (a notification's target). */
@@ -115,17 +184,140 @@ export class Session {
     return this.byId.get(`in:${seq}`)?.peer;
   }
 
-  private async open(m: InboxMessage): Promise<StoredMessage> {
-    const base = { id: `in:${m.seq}`, dir: 'in' as const, seq: m.seq, created_at: m.created_at };
+  private schedule(id: string): void {
+    this.queue = this.queue.then(() => this.deliver(id));
+  }
+
+  /** Sends one queued message: to the peer, then its copy to the own inbox. */
+  private async deliver(id: string): Promise<void> {
+    const queued = this.byId.get(id);
+    if (queued?.state !== 'sending') return;
+    const sentAt = new Date().toISOString();
+    let record;
+    let stored: StoredMessage;
     try {
-      const opened = openEnvelope(m.envelope, this.keys, this.identity.fqhn);
+      record = await this.records.lookup(queued.peer);
+      const envelope = sealText({
+        text: queued.text,
+        to: record.fqhn,
+        recipientPrimary: record.primary,
+        sender: this.keys,
+        sentAt,
+      });
+      // The time sealed is kept before the send: a copy arriving meanwhile finds it.
+      await this.keep([{ ...queued, sent_at: sentAt }]);
+      const { seq, created_at } = await this.client.send(record.handle, envelope);
+      stored = {
+        ...(this.byId.get(id) ?? queued),
+        state: undefined,
+        sendError: undefined,
+        seq,
+        created_at,
+        sent_at: sentAt,
+      };
+      await this.keep([stored]);
+    } catch (err) {
+      const failed = this.byId.get(id) ?? queued;
+      await this.keep([
+        { ...failed, state: 'failed', sendError: plainWords(err, `Sending to ${queued.peer}`) },
+      ]);
+      return;
+    }
+    if (record.handle.toLowerCase() === this.handle.toLowerCase()) return;
+    // The copy for this key's other devices (CONTRACT, "Additions, part 2"). Its failure
+    // does not undo the message, which the peer has.
+    try {
+      const copy = sealSentCopy({
+        text: stored.text,
+        to: record.fqhn,
+        sender: this.keys,
+        sentAt,
+      });
+      const { seq } = await this.client.send(this.handle, copy);
+      const now = this.byId.get(id);
+      if (now && now.copySeq === undefined) await this.keep([{ ...now, copySeq: seq }]);
+    } catch {
+      // Other devices miss this one message; this one shows it.
+    }
+  }
+
+  /** The peer named by a `handle@server` of this relay: its bare handle. */
+  private peerOf(to: string): string {
+    const server = this.identity.fqhn.slice(this.identity.fqhn.indexOf('@'));
+    return to.toLowerCase().endsWith(server.toLowerCase()) ? to.slice(0, -server.length) : to;
+  }
+
+  /** A stored message for an inbox message; undefined for a copy already shown here. */
+  private async open(m: InboxMessage): Promise<StoredMessage | undefined> {
+    const base = { seq: m.seq, created_at: m.created_at };
+    try {
+      const opened = openMessage(m.envelope, this.keys, this.identity.fqhn);
+      if (opened.type === 'sent') {
+        const peer = this.peerOf(opened.to);
+        const mine = this.writtenHere(peer, opened.sent_at, opened.text);
+        if (mine) {
+          // This page wrote it: the copy confirms it went (a send interrupted by a reload).
+          const settled: StoredMessage = mine.state
+            ? {
+                ...mine,
+                state: undefined,
+                sendError: undefined,
+                seq: m.seq,
+                created_at: m.created_at,
+              }
+            : { ...mine };
+          await this.keep([{ ...settled, copySeq: m.seq }]);
+          return undefined;
+        }
+        return {
+          ...base,
+          id: `self:${m.seq}`,
+          dir: 'out',
+          peer,
+          text: opened.text,
+          sent_at: opened.sent_at,
+        };
+      }
       const peer = (await this.records.handleOf(opened.from)) ?? opened.from;
-      return { ...base, peer, text: opened.text, sent_at: opened.sent_at };
+      const seen = this.viewing === peer.toLowerCase() && document.visibilityState === 'visible';
+      return {
+        ...base,
+        id: `in:${m.seq}`,
+        dir: 'in',
+        peer,
+        text: opened.text,
+        sent_at: opened.sent_at,
+        ...(seen ? {} : { unread: true as const }),
+      };
     } catch (err) {
       if (err instanceof TypeError) throw err;
       const error = err instanceof Error ? err.message : String(err);
-      return { ...base, peer: '(unreadable)', text: '', sent_at: m.created_at, error };
+      return {
+        ...base,
+        id: `in:${m.seq}`,
+        dir: 'in',
+        peer: '(unreadable)',
+        text: '',
+        sent_at: m.created_at,
+        error,
+      };
     }
+  }
+
+  /** A message written on this page matching a copy from the own inbox. */
+  private writtenHere(peer: string, sentAt: string, text: string): StoredMessage | undefined {
+    const key = peer.toLowerCase();
+    for (const m of this.byId.values()) {
+      if (
+        m.id.startsWith('local:') &&
+        m.sent_at === sentAt &&
+        m.text === text &&
+        m.peer.toLowerCase() === key
+      ) {
+        return m;
+      }
+    }
+    return undefined;
   }
 
   private async keep(messages: StoredMessage[]): Promise<void> {
@@ -134,8 +326,4 @@ export class Session {
     for (const m of messages) this.byId.set(m.id, m);
     for (const listener of this.listeners) listener();
   }
-}
-
-function bySeq(a: StoredMessage, b: StoredMessage): number {
-  return a.seq - b.seq || (a.dir === b.dir ? 0 : a.dir === 'out' ? -1 : 1);
 }

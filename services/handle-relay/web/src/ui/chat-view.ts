@@ -57,13 +57,13 @@ export class ChatView {
             {
               href: `#/c/${encodeURIComponent(c.peer)}`,
               'aria-current': c.peer === this.peer ? 'page' : undefined,
+              class: c.unread > 0 ? 'has-unread' : undefined,
             },
             h('span', { class: 'peer' }, c.peer),
-            h(
-              'span',
-              { class: 'count', 'aria-label': `${c.messages.length} messages` },
-              String(c.messages.length),
-            ),
+            c.unread > 0
+              ? h('span', { class: 'count', 'aria-label': `${c.unread} unread` }, String(c.unread))
+              : null,
+            h('span', { class: 'preview' }, previewOf(c.last)),
           ),
         ),
       ),
@@ -91,7 +91,7 @@ export class ChatView {
           ),
         );
       }
-      group.list.append(messageItem(m));
+      group.list.append(messageItem(m, (id) => void this.session.retry(id)));
     }
     this.messages.replaceChildren(...groups);
     if (stick) this.messages.scrollTop = this.messages.scrollHeight;
@@ -114,28 +114,27 @@ export class ChatView {
     );
   }
 
+  /**
+   * The composer: Enter (or Send) takes the text in the box into the send queue and
+   * clears the box of that text only; the message shows at once as sending. Nothing typed
+   * is dropped: a send that fails stays in the thread with why and a retry.
+   */
   private composer(peer: string): HTMLFormElement {
     const text = h('textarea', { id: 'compose', name: 'text', rows: '2', required: true });
     const button = h('button', { type: 'submit' }, 'Send');
-    const send = async () => {
+    const send = () => {
       const value = text.value;
       if (!value.trim()) return;
-      button.disabled = true;
-      try {
-        await this.session.send(peer, value);
-        text.value = '';
+      text.value = '';
+      void this.session.enqueue(peer, value).then(() => {
         this.messages.scrollTop = this.messages.scrollHeight;
-      } catch (err) {
-        say(plainWords(err, `Sending to ${peer}`), 'error');
-      } finally {
-        button.disabled = false;
-        text.focus();
-      }
+      });
+      text.focus();
     };
     text.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' && !event.shiftKey) {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        void send();
+        send();
       }
     });
     return h(
@@ -144,7 +143,7 @@ export class ChatView {
         class: 'composer',
         onsubmit: (event) => {
           event.preventDefault();
-          void send();
+          send();
         },
       },
       h('label', { for: 'compose', class: 'visually-hidden' }, `Message to ${peer}`),
@@ -182,17 +181,41 @@ export class ChatView {
   }
 }
 
-function messageItem(m: StoredMessage): HTMLLIElement {
+/** A conversation's last message, short: "You: ..." for one sent. */
+function previewOf(m: StoredMessage | undefined): string {
+  if (!m) return '';
+  const text = m.error ? 'Could not open this message' : m.text.replace(/\s+/g, ' ');
+  const short = text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  return m.dir === 'out' ? `You: ${short}` : short;
+}
+
+/** What became of a message written here: sending, stored (with its seq), or failed. */
+function deliveryOf(m: StoredMessage, retry: (id: string) => void): (Node | string)[] {
+  if (m.state === 'sending') return [h('span', { class: 'state' }, 'Sending…')];
+  if (m.state === 'failed') {
+    return [
+      h('span', { class: 'state', role: 'alert' }, `Not sent: ${m.sendError ?? 'failed'}`),
+      ' ',
+      h('button', { type: 'button', class: 'retry', onclick: () => retry(m.id) }, 'Retry'),
+    ];
+  }
+  return [
+    h('span', { class: 'seq', title: 'stored by the relay: delivery order' }, `#${m.seq}`),
+    ' ',
+    timeOf(m.created_at),
+  ];
+}
+
+function messageItem(m: StoredMessage, retry: (id: string) => void): HTMLLIElement {
+  const state = m.state ?? 'stored';
   return h(
     'li',
-    { class: `msg${m.error ? ' unreadable' : ''}`, 'data-seq': String(m.seq) },
+    {
+      class: `msg${m.error ? ' unreadable' : ''}${m.dir === 'out' ? ` ${state}` : ''}`,
+      'data-seq': String(m.seq),
+      'data-state': m.dir === 'out' ? state : undefined,
+    },
     h('p', { class: 'text' }, m.error ? `Could not open: ${m.error}` : m.text),
-    h(
-      'p',
-      { class: 'meta' },
-      h('span', { class: 'seq', title: 'delivery order' }, `#${m.seq}`),
-      ' ',
-      timeOf(m.created_at),
-    ),
+    h('p', { class: 'meta' }, ...deliveryOf(m, retry)),
   );
 }
