@@ -17,6 +17,7 @@ import { ApiAuth } from './auth/api-auth.js';
 import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
 import { ingestLane } from './assets/ingest-lane.js';
 import { ingestHandler } from './assets/ingest.handler.js';
+import { changeRoutes } from './changes/change.routes.js';
 import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
 import { fromDatabaseError } from './db/pg-errors.js';
 import { openApiFeatures } from './openapi-features.js';
@@ -43,6 +44,8 @@ export type AppRuntime = Pick<
 export interface AppOptions {
   /** The built console's folder; `web/dist` of this service when absent. */
   consoleDir?: string;
+  /** How often a quiet change stream pings; 15 s when absent (tests shorten it). */
+  streamPingMs?: number;
 }
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
@@ -101,6 +104,13 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
   });
   app.use(API_BASE, uploadRoutes({ tus }));
   app.use(API_BASE, searchRoutes({ search: services.search }));
+  app.use(
+    API_BASE,
+    changeRoutes({
+      changes: services.changes,
+      ...(options.streamPingMs ? { pingMs: options.streamPingMs } : {}),
+    }),
+  );
   app.use(API_BASE, thumbnailRoutes({ thumbnails }));
   app
     .route('/metrics')

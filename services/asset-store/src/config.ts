@@ -48,6 +48,12 @@ export const configSchema = z.object({
   s3_timeout_seconds: z.number().positive().max(3600).default(20),
   /** On S3, downloads answer 307 to a short-lived presigned GET of the object. */
   s3_download_redirect: z.boolean().default(false),
+  /** Change feed events are kept this long; an older cursor is answered 410 (docs/changes.md). */
+  changes_retention_days: z.number().positive().max(36_500).default(30),
+  /** A webhook delivery that keeps failing is retried, with backoff, for this long. */
+  webhook_retry_hours: z.number().positive().max(8760).default(24),
+  /** Webhook URLs may point at private, loopback and link-local addresses (tests, one LAN). */
+  webhook_allow_private: z.boolean().default(false),
 });
 
 /** The validated, frozen asset-store configuration. */

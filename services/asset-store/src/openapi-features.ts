@@ -3,6 +3,7 @@ import { apiDocsOpenApi } from '@svc/envelope';
 import { adminOpenApi } from './admin/admin.openapi.js';
 import { consoleOpenApi } from './console/console.openapi.js';
 import { assetOpenApi } from './assets/asset.openapi.js';
+import { changeOpenApi } from './changes/change.openapi.js';
 import { healthOpenApi } from './health/health.openapi.js';
 import { jobOpenApi } from './jobs/job.openapi.js';
 import type { OpenApiFeature } from './openapi/openapi.js';
@@ -15,6 +16,7 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   healthOpenApi,
   assetOpenApi,
   searchOpenApi,
+  changeOpenApi,
   thumbnailOpenApi,
   uploadOpenApi,
   adminOpenApi,

@@ -207,6 +207,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/can/0/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed: events after a cursor, in commit order
+         * @description Every change to the index is an event written in the same transaction. Without `after`, from the oldest event kept. `next` is the last event’s id, or the cursor given when there is none.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/can/0/changes/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed live, as Server-Sent Events
+         * @description `id:` the event’s id, `event:` its type, `data:` the event JSON. Resumes after `Last-Event-ID` (wins) or `?after=`; without either, from now. A comment line every 15 s.
+         */
+        get: operations["streamChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/can/0/asset/{hash}/thumb/{max_width}/{max_height}": {
         parameters: {
             query?: never;
@@ -448,6 +488,22 @@ export interface components {
                 offset: number;
                 total: number;
             };
+        };
+        ChangeEvent: {
+            /** @description The event’s cursor (opaque). */
+            id: string;
+            /** @enum {string} */
+            type: "asset.created" | "asset.updated" | "asset.trashed" | "asset.restored" | "asset.corrupted" | "asset.repaired" | "asset.purged";
+            hash: string;
+            /** @description When, epoch ms. */
+            at: number;
+            /** @description The record after the change; null for asset.purged. */
+            data: components["schemas"]["AssetRecord"] | null;
+        };
+        ChangePage: {
+            events: components["schemas"]["ChangeEvent"][];
+            /** @description Where the next page starts. */
+            next: string;
         };
         VerifyReport: {
             checked: number;
@@ -1751,6 +1807,169 @@ export interface operations {
             };
             /** @description The storage or the index is out of space; nothing changed, a retry may succeed later */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description An event id (cursor) from this feed; only later events. */
+                after?: string;
+                /** @description Events per page. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        data: components["schemas"]["ChangePage"];
+                    };
+                };
+            };
+            /** @description A parameter is invalid (named in the message) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another method on this path (with `Allow`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The cursor is older than changes_retention_days: events after it are no longer kept */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure, logged; no detail in the body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The index database, or S3 when assets are kept there, does not answer now, or another instance does not give the timestamps back in time (with `Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamChanges: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id. */
+                after?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (what an EventSource sends on reconnecting). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream (never ends on its own) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The cursor is not one this feed gave */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another method on this path (with `Allow`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The cursor is older than changes_retention_days: events after it are no longer kept */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure, logged; no detail in the body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The index database, or S3 when assets are kept there, does not answer now, or another instance does not give the timestamps back in time (with `Retry-After`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

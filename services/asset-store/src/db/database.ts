@@ -4,6 +4,7 @@ import type { DatabaseTarget } from '@svc/database';
 import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
 import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
+import type { AssetEventHeadTable, AssetEventTable } from '../changes/change.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { TimestampAllocatorTable } from '../timestamps/timestamp-allocator.table.js';
@@ -11,6 +12,8 @@ import type { TimestampAllocatorTable } from '../timestamps/timestamp-allocator.
 /** The asset-store schema as Kysely sees it. */
 export interface Database {
   asset: AssetTable;
+  asset_event: AssetEventTable;
+  asset_event_head: AssetEventHeadTable;
   asset_tag: AssetTagTable;
   attribute_intent: AttributeIntentTable;
   job: JobTable;

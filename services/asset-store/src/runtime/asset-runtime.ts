@@ -2,6 +2,7 @@ import { holdInstancePresence, instanceLock, type DatabaseTarget } from '@svc/da
 import { createLogger } from '@svc/envelope';
 import type { Logger } from 'pino';
 import { replayAttributeIntents } from '../assets/attribute-intents.js';
+import { ChangeSignal } from '../changes/change-signal.js';
 import type { Config } from '../config.js';
 import { openIndex, targetFor } from '../db/database.js';
 import { JobService } from '../jobs/job.service.js';
@@ -24,6 +25,9 @@ import {
   type AssetServices,
 } from './asset-services.js';
 import { openBlobStore, type S3Credentials, type StartupWatch } from './open-blob-store.js';
+
+/** How often each instance deletes change feed events past retention. */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** What a caller may set instead of the service's defaults (tests: their own database, seams). */
 export interface AssetRuntimeOptions {
@@ -106,6 +110,7 @@ export async function createAssetRuntime(
   // Expired resumable uploads go before serving, then periodically.
   const uploadExpiry = await UploadExpiry.start(services.uploadStore, logger);
   let worker: VerifierWorker | undefined;
+  let pruning: NodeJS.Timeout | undefined;
   let blobWatch: BlobWatch | undefined;
   let stoppingJobs: Promise<void> = Promise.resolve();
   return {
@@ -119,7 +124,15 @@ export async function createAssetRuntime(
     ping: () => index.ping(),
     storageProblem: () => opened.storageProblem(),
     startBackground() {
-      const { verifier, metrics } = services;
+      const { verifier, metrics, changes } = services;
+      // Change feed retention: now, then hourly (each instance; deleting twice is harmless).
+      const prune = () =>
+        void changes.prune().catch((err: unknown) => {
+          logger.warn({ err }, 'change feed: pruning old events failed; retried in an hour');
+        });
+      prune();
+      pruning = setInterval(prune, PRUNE_EVERY_MS);
+      pruning.unref();
       worker = VerifierWorker.start({
         verifier,
         root: resources.storage.layout.root,
@@ -137,10 +150,12 @@ export async function createAssetRuntime(
     },
     // Jobs first, so the scrub the verifier's stop cuts short is recorded as failed.
     beforeDrain() {
+      services.changes.stop();
       stoppingJobs = services.jobs.stop();
       services.verifier.stop();
     },
     async close() {
+      clearInterval(pruning);
       uploadExpiry.stop();
       await blobWatch?.stop();
       await worker?.stop();
@@ -192,13 +207,24 @@ async function openStorage(
   });
   const blobs = options.wrap?.blobs ? options.wrap.blobs(store.blobs) : store.blobs;
   const soloTimestamps = soloIssuerFor(index);
+  const changeSignal = ChangeSignal.start(index, logger);
   return {
-    resources: { index, presence, storage, blobs, ownRenames, placements, soloTimestamps },
+    resources: {
+      index,
+      presence,
+      storage,
+      blobs,
+      ownRenames,
+      placements,
+      soloTimestamps,
+      changeSignal,
+    },
     storageProblem: () => store.problem(),
     close: async () => {
       store.close();
       // After the jobs' outcomes are saved: until then they are this live instance's.
       await presence.close();
+      await changeSignal.close();
       await soloTimestamps?.close();
       await placements?.close();
       await index.close();

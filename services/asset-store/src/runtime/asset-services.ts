@@ -5,6 +5,8 @@ import { PurgeService } from '../admin/purge.service.js';
 import { Rebuilder } from '../admin/rebuild.service.js';
 import { maxAssetTimestamp } from '../assets/asset.repository.js';
 import { AssetService } from '../assets/asset.service.js';
+import type { ChangeSignal } from '../changes/change-signal.js';
+import { ChangeFeed } from '../changes/change.service.js';
 import { IngestService } from '../assets/ingest.service.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -40,6 +42,8 @@ export interface AssetResources {
   placements?: PlacementNotices;
   /** Set on a PostgreSQL server other instances may share: timestamps come from it. */
   soloTimestamps?: SoloIssuer;
+  /** Wakes this process's change readers when any instance commits events. */
+  changeSignal: ChangeSignal;
 }
 
 /** What varies between the service and a test's variant of it; the defaults are the service's. */
@@ -67,6 +71,7 @@ export interface AssetServices {
   purge: PurgeService;
   uploadStore: AssetUploadStore;
   uploads: UploadService;
+  changes: ChangeFeed;
 }
 
 /** Where timestamps come from: the shared index, or process memory (the embedded database). */
@@ -173,5 +178,12 @@ export function assembleServices(
     purge: new PurgeService({ db, blobs }),
     uploadStore,
     uploads,
+    changes: new ChangeFeed({
+      db,
+      signal: resources.changeSignal,
+      clock: options.clock,
+      retentionDays: config.changes_retention_days,
+      logger,
+    }),
   };
 }
