@@ -18,7 +18,7 @@ import { assetRoutes, onlyContainerZero } from './assets/asset.routes.js';
 import { ingestLane } from './assets/ingest-lane.js';
 import { ingestHandler } from './assets/ingest.handler.js';
 import { changeRoutes } from './changes/change.routes.js';
-import { CONSOLE_BASE, consoleRoutes } from './console/console.routes.js';
+import { CONSOLE_BASE, consoleRoutes, faviconRoute } from './console/console.routes.js';
 import { fromDatabaseError } from './db/pg-errors.js';
 import { openApiFeatures } from './openapi-features.js';
 import { healthRoutes } from './health/health.routes.js';
@@ -117,10 +117,12 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
     .get(metrics.http.handler)
     .all(methodNotAllowed(['GET']));
   if (config.console) {
+    const consoleDir = options.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist');
+    app.use(faviconRoute({ dir: consoleDir }));
     app.use(
       CONSOLE_BASE,
       consoleRoutes({
-        dir: options.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist'),
+        dir: consoleDir,
         // The grid's first page (web/src/grid.ts: CHUNK items, no filter).
         ...(config.api_token ? {} : { firstPage: `${API_BASE}/list?limit=200` }),
       }),

@@ -77,6 +77,27 @@ describe('the console at /console/, built', () => {
     }
   });
 
+  it('serves its icon at /favicon.ico (an ICO holding a 32 px PNG) and declares it in the page', async () => {
+    const res = await request(t.app).get('/favicon.ico').buffer(true);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/x-icon');
+    expect(res.headers['cache-control']).toBe('public, max-age=86400');
+    const body = res.body as Buffer;
+    expect(body.equals(fs.readFileSync(path.join(dir, 'favicon.ico')))).toBe(true);
+    // ICONDIR: reserved 0, type 1 (icon), one image of 32×32 whose bytes are a PNG.
+    expect([body.readUInt16LE(0), body.readUInt16LE(2), body.readUInt16LE(4)]).toEqual([0, 1, 1]);
+    expect([body[6], body[7]]).toEqual([32, 32]);
+    const at = body.readUInt32LE(18);
+    expect(body.subarray(at, at + 8).toString('latin1')).toBe('\x89PNG\r\n\x1a\n');
+    expect(body.readUInt32LE(14)).toBe(body.length - at);
+    const svg = await request(t.app).get('/console/icon.svg');
+    expect(svg.status).toBe(200);
+    expect(svg.headers['content-type']).toBe('image/svg+xml');
+    const html = (await request(t.app).get('/console/')).text;
+    expect(html).toContain('<link rel="icon" href="/console/icon.svg" type="image/svg+xml" />');
+    expect(html).toContain('<link rel="icon" href="/favicon.ico" sizes="32x32" />');
+  });
+
   it('redirects /console to /console/', async () => {
     const res = await request(t.app).get('/console');
     expect(res.status).toBe(301);
@@ -130,6 +151,12 @@ describe('the console, not built', () => {
   });
   afterAll(() => t?.close());
 
+  it('answers /favicon.ico with a 404 (nothing built to serve)', async () => {
+    const res = await request(t.app).get('/favicon.ico');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ status: 'error', error: 'no such route' });
+  });
+
   it('answers 503 in the envelope, saying to run pnpm build', async () => {
     for (const route of ['/console/', '/console/app.js', '/console/trash']) {
       const res = await request(t.app).get(route);
@@ -160,8 +187,8 @@ describe('the console turned off (console: false)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('leaves /console/ unrouted: 404 in the envelope', async () => {
-    for (const route of ['/console/', '/console/app.js', '/console']) {
+  it('leaves /console/ (and its icon) unrouted: 404 in the envelope', async () => {
+    for (const route of ['/console/', '/console/app.js', '/console', '/favicon.ico']) {
       const res = await request(t.app).get(route);
       expect([route, res.status]).toEqual([route, 404]);
       expect(res.body).toEqual({ status: 'error', error: 'no such route' });

@@ -179,6 +179,10 @@ describe('the console: upload by drop (tus) and live jobs', () => {
       // running when the click lands.
       await storeSparseAsset(world.t, 2 * LARGE_BYTES, { withoutAttributes: true });
       await page.getByRole('button', { name: 'Hard rebuild' }).click();
+      await page
+        .getByRole('dialog', { name: 'Hard rebuild?' })
+        .getByRole('button', { name: 'Start hard rebuild' })
+        .click();
       const job = page.locator('li[data-kind="rebuild"]').first();
       const cancel = job.getByRole('button', { name: 'Cancel rebuild' });
       await cancel.waitFor();

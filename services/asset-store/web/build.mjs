@@ -5,6 +5,7 @@ import { watch as watchFiles } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import sharp from 'sharp';
 
 const here = import.meta.dirname;
 const args = process.argv.slice(2);
@@ -37,12 +38,31 @@ const builds = [
     format: 'esm',
   },
 ];
-const statics = ['index.html', 'styles.css'];
+const statics = ['index.html', 'styles.css', 'icon.svg'];
+/**
+ * `favicon.ico` (served at `/favicon.ico`, which browsers and tools ask for unprompted): the
+ * SVG icon drawn at 32 px, as the one PNG image of an ICO file (ICONDIR, one ICONDIRENTRY).
+ */
+const writeFavicon = async () => {
+  const png = await sharp(path.join(here, 'icon.svg')).resize(32, 32).png().toBuffer();
+  const head = Buffer.alloc(22);
+  head.writeUInt16LE(0, 0); // reserved
+  head.writeUInt16LE(1, 2); // type: icon
+  head.writeUInt16LE(1, 4); // one image
+  head.writeUInt8(32, 6); // width
+  head.writeUInt8(32, 7); // height
+  head.writeUInt16LE(1, 10); // colour planes
+  head.writeUInt16LE(32, 12); // bits per pixel
+  head.writeUInt32LE(png.length, 14);
+  head.writeUInt32LE(head.length, 18); // where the PNG starts
+  await fs.writeFile(path.join(outDir, 'favicon.ico'), Buffer.concat([head, png]));
+};
 const copyStatics = async () => {
   await fs.mkdir(outDir, { recursive: true });
   await Promise.all(
     statics.map((file) => fs.copyFile(path.join(here, file), path.join(outDir, file))),
   );
+  await writeFavicon();
 };
 if (watch) {
   for (const options of builds)

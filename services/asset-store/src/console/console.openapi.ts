@@ -17,5 +17,15 @@ export const consoleOpenApi: OpenApiFeature = {
         },
       },
     },
+    '/favicon.ico': {
+      get: {
+        summary: "The console's icon (a 32 px PNG inside an ICO file)",
+        operationId: 'favicon',
+        responses: {
+          '200': { description: 'The icon', content: { 'image/x-icon': {} } },
+          ...errorResponses({ 404: 'console: false, or the console is not built' }),
+        },
+      },
+    },
   },
 };

@@ -92,3 +92,29 @@ export function consoleRoutes(deps: ConsoleDeps): Router {
   });
   return router;
 }
+
+/**
+ * `GET /favicon.ico`: the console's icon at the site's root, where browsers (and link
+ * previews, bookmarks) look for one unprompted. Served from the built console; not built
+ * yet: the usual 404.
+ */
+export function faviconRoute(deps: Pick<ConsoleDeps, 'dir'>): Router {
+  const root = path.resolve(deps.dir);
+  const router = Router();
+  router.get('/favicon.ico', (_req, res, next) => {
+    res.sendFile(
+      'favicon.ico',
+      {
+        root,
+        dotfiles: 'deny',
+        // A day: the icon changes with a release at most, and browsers ask for it often.
+        maxAge: 86_400_000,
+        headers: { 'Content-Type': 'image/x-icon', 'X-Content-Type-Options': 'nosniff' },
+      },
+      (err) => {
+        if (err && !res.headersSent) next();
+      },
+    );
+  });
+  return router;
+}

@@ -1,5 +1,5 @@
 import { API, ApiError, fetchThumb, store, type Asset } from './api.js';
-import { announce, byId, formatTime, h } from './dom.js';
+import { announce, byId, formatBytes, formatTime, h } from './dom.js';
 import { getToken } from './session.js';
 
 /** Splits the tags field like the service does: on commas, trimmed, empty ones dropped. */
@@ -81,7 +81,8 @@ export async function showAsset(
     const rows: [string, string | undefined][] = [
       ['Hash', a.hash],
       ['Type', a.mime_type],
-      ['Stored', `${formatTime(a.timestamp)} (${a.timestamp})`],
+      ...contentRows(a),
+      ['Stored', formatTime(a.timestamp)],
       ['File name', a.human_filename],
       ['Path', a.human_path],
       ['Application', a.application],
@@ -140,6 +141,34 @@ export async function showAsset(
       ),
     );
   }
+}
+
+/** The fields derived from the content (contract, part 2); absent on an older store. */
+export type ContentFields = {
+  size?: number | null;
+  width?: number | null;
+  height?: number | null;
+  taken_at?: number | null;
+};
+
+/** Size, dimensions and the time taken, as rows of the metadata list (only those known). */
+export function contentRows(a: Asset): [string, string | undefined][] {
+  const c = a as Asset & ContentFields;
+  return [
+    [
+      'Size',
+      typeof c.size === 'number'
+        ? `${formatBytes(c.size)} (${c.size.toLocaleString()} bytes)`
+        : undefined,
+    ],
+    [
+      'Dimensions',
+      typeof c.width === 'number' && typeof c.height === 'number'
+        ? `${c.width} × ${c.height} px`
+        : undefined,
+    ],
+    ['Taken', typeof c.taken_at === 'number' ? formatTime(c.taken_at) : undefined],
+  ];
 }
 
 /**

@@ -1,5 +1,43 @@
 import { admin, ApiError, type Job, type JobRequest } from './api.js';
+import { confirmAction } from './confirm.js';
 import { announce, formatBytes, formatTime, h } from './dom.js';
+import { count, jobResult } from './job-result.js';
+
+/** How a person gets the admin token: shown on the page, before any prompt. */
+function tokenHelp(): HTMLElement {
+  return h(
+    'details',
+    { class: 'help', open: true },
+    h('summary', {}, 'Jobs need the admin token'),
+    h(
+      'p',
+      {},
+      'It is the service’s ',
+      h('code', {}, 'admin_token'),
+      ' setting (or the ',
+      h('code', {}, 'ASSET_STORE_ADMIN_TOKEN'),
+      ' environment variable). When neither is set, the first start creates one in the data folder, in ',
+      h('code', {}, 'admin-token'),
+      ' beside the stored assets, and prints that file’s path when it is ready. Paste the file’s content when this page asks; it is kept for this browser tab only.',
+    ),
+    h(
+      'p',
+      {},
+      'From a terminal: ',
+      h('code', {}, 'asset-store jobs --token "$(cat <that file>)"'),
+      ' (or the token in ',
+      h('code', {}, 'ASSET_STORE_TOKEN'),
+      ').',
+    ),
+  );
+}
+
+/** What each job kind is called on screen. */
+const KIND_LABEL: Record<string, string> = {
+  verify: 'Verify',
+  rebuild: 'Rebuild',
+  backfill: 'Backfill',
+};
 
 /** Polling while a job runs: often enough that its bar visibly moves. */
 const RUNNING_POLL_MS = 500;
@@ -28,6 +66,7 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
     'section',
     { class: 'jobs-view', 'aria-labelledby': 'jobs-title' },
     h('h2', { id: 'jobs-title' }, 'Jobs'),
+    tokenHelp(),
     h(
       'div',
       { class: 'actions' },
@@ -43,7 +82,15 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
       ),
       h(
         'button',
-        { type: 'button', onclick: () => void start({ kind: 'rebuild', mode: 'hard' })() },
+        {
+          type: 'button',
+          onclick: () =>
+            void confirmAction(
+              'Hard rebuild?',
+              'A hard rebuild empties the index and builds it again from the stored files: while it runs, list and search show only what it has reached. Tags and descriptions are kept (they live on the files).',
+              'Start hard rebuild',
+            ).then((yes) => (yes ? start({ kind: 'rebuild', mode: 'hard' })() : undefined)),
+        },
         'Hard rebuild',
       ),
     ),
@@ -68,9 +115,9 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
   function jobItem(job: Job): HTMLElement {
     const total = job.bytes_total || job.total || 0;
     const done = job.bytes_total ? job.bytes_done : job.done;
-    const label = job.kind === 'verify' ? 'Verify' : 'Rebuild';
+    const label = KIND_LABEL[job.kind] ?? job.kind;
     const parts = [
-      job.total ? `${job.done} of ${job.total} files` : undefined,
+      job.total ? `${job.done.toLocaleString()} of ${count(job.total, 'file')}` : undefined,
       job.bytes_total
         ? `${formatBytes(job.bytes_done)} of ${formatBytes(job.bytes_total)}`
         : undefined,
@@ -95,7 +142,7 @@ export function jobsView(): { view: HTMLElement; stop: () => void } {
       }),
       h('span', { class: 'detail' }, parts.join(', ')),
       h('span', { class: 'when' }, `started ${formatTime(job.started_at)}`),
-      job.result !== null ? h('code', {}, JSON.stringify(job.result)) : null,
+      jobResult(job),
       job.status === 'running'
         ? h(
             'button',

@@ -1,51 +1,99 @@
-import { ApiError, fetchPage, store, type Asset } from './api.js';
-import { announce, formatTime, h } from './dom.js';
+import { admin, ApiError, fetchPage, store, type Asset } from './api.js';
+import { confirmAction } from './confirm.js';
+import { announce, formatBytes, formatTime, h } from './dom.js';
+import { forgetThumb, loadThumb } from './thumbs.js';
 
+/** Rows of `/list` read per request while looking for trashed assets. */
 const SCAN = 1000;
+/** Trashed assets shown per "More": about a screen. */
+const SCREEN = 50;
+
+/** The message of a failed request, for the status line. */
+function failure(err: unknown, what: string): string {
+  return err instanceof ApiError
+    ? `${what}: ${err.message}`
+    : `${what}: the asset store did not answer.`;
+}
 
 /**
- * The trash: every trashed asset, newest first, each with Restore and a link to its view.
- * List and search have no "trashed only" filter, so this walks `/list?include_trashed` by
- * `offset_time` and keeps the trashed ones; "More" continues the walk.
+ * The trash: every trashed asset, newest first, with its thumbnail, Restore and Delete
+ * forever (admin), and Empty trash (admin) for all of them. List and search have no
+ * "trashed only" filter, so this walks `/list?include_trashed` by `offset_time` and keeps
+ * the trashed ones; "More" continues the walk. "More" and "End of the trash" are never on
+ * screen together: the end is said only once the walk has reached the last asset.
  */
 export function trashView(open: (hash: string) => void): HTMLElement {
   const body = h('tbody');
-  const more = h('button', { type: 'button', onclick: () => void load() }, 'More');
-  const note = h('p', { class: 'note' });
+  const more = h('button', { type: 'button', hidden: true, onclick: () => void load() }, 'More');
+  const note = h('p', { class: 'note', role: 'status' });
+  const empty = h(
+    'button',
+    { type: 'button', class: 'danger', disabled: true, onclick: () => void emptyTrash() },
+    'Empty trash',
+  );
+  const table = h(
+    'table',
+    { 'aria-labelledby': 'trash-title' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Preview')),
+        h('th', { scope: 'col' }, 'Name'),
+        h('th', { scope: 'col' }, 'Size'),
+        h('th', { scope: 'col' }, 'Stored'),
+        h('th', { scope: 'col' }, 'Tags'),
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
+      ),
+    ),
+    body,
+  );
   const view = h(
     'section',
     { class: 'trash', 'aria-labelledby': 'trash-title' },
-    h('h2', { id: 'trash-title' }, 'Trash'),
     h(
-      'table',
-      {},
+      'div',
+      { class: 'view-head' },
+      h('h2', { id: 'trash-title' }, 'Trash'),
       h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          h('th', { scope: 'col' }, 'Name'),
-          h('th', { scope: 'col' }, 'Stored'),
-          h('th', { scope: 'col' }, 'Tags'),
-          h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')),
-        ),
+        'p',
+        { class: 'hint' },
+        'Restore brings an asset back; Delete forever and Empty trash remove files for good and need the admin token.',
       ),
-      body,
+      empty,
     ),
+    table,
     note,
     more,
   );
   let cursor: number | undefined;
-  let shown = 0;
+  let done = false;
+  let busy = false;
+
+  function settle(): void {
+    const rows = body.children.length;
+    empty.disabled = busy || (done && rows === 0);
+    more.hidden = busy || done;
+    more.disabled = busy;
+    if (busy) return;
+    note.textContent = !done ? '' : rows === 0 ? 'The trash is empty.' : 'End of the trash.';
+  }
+
+  /** Trashed assets found by the walk and not shown yet. */
+  let pending: Asset[] = [];
+  /** The walk reached the oldest asset. */
+  let scanned = false;
+
   async function load(): Promise<void> {
-    more.disabled = true;
+    if (busy || done) return;
+    busy = true;
     note.textContent = 'Looking…';
-    let found = 0;
-    let done = false;
+    settle();
     try {
-      // Fill at least a screen, or reach the end.
-      while (found < 50 && !done) {
+      // A screen's worth found (one more, to know whether More has anything), or the end.
+      while (pending.length <= SCREEN && !scanned) {
         const params = new URLSearchParams({
           limit: String(SCAN),
           include_trashed: 'true',
@@ -53,26 +101,99 @@ export function trashView(open: (hash: string) => void): HTMLElement {
         });
         if (cursor !== undefined) params.set('offset_time', String(cursor));
         const page = await fetchPage('list', params);
-        for (const asset of page.items.filter((a) => a.is_trashed)) {
-          body.append(row(asset));
-          found++;
-        }
+        pending.push(...page.items.filter((a) => a.is_trashed));
         cursor = page.items[page.items.length - 1]?.timestamp;
-        done = page.items.length < SCAN;
+        scanned = page.items.length < SCAN;
       }
+      for (const asset of pending.splice(0, SCREEN)) body.append(row(asset));
+      done = scanned && pending.length === 0;
+      busy = false;
+      settle();
     } catch (err) {
-      announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
+      busy = false;
+      settle();
+      note.textContent = failure(err, 'Loading the trash failed');
     }
-    shown += found;
-    note.textContent = done ? (shown === 0 ? 'The trash is empty.' : 'End of the trash.') : '';
-    more.hidden = done;
-    more.disabled = false;
   }
+
+  async function purge(asset: Asset, name: string, tr: HTMLElement): Promise<boolean> {
+    try {
+      await admin.purge(asset.hash);
+    } catch (err) {
+      // Already gone (purged elsewhere): what was asked is done.
+      if (!(err instanceof ApiError && err.status === 404)) {
+        announce(failure(err, `Deleting ${name} failed`));
+        return false;
+      }
+    }
+    forgetThumb(asset.hash);
+    tr.remove();
+    return true;
+  }
+
+  async function emptyTrash(): Promise<void> {
+    const yes = await confirmAction(
+      'Empty the trash?',
+      'Every asset in the trash is deleted for good: its file, its attributes, its thumbnails and its index row. This cannot be undone.',
+      'Delete all forever',
+    );
+    if (!yes) return;
+    busy = true;
+    settle();
+    let deleted = 0;
+    let failed = 0;
+    try {
+      // From the newest again, to the end: rows not loaded yet are trashed too.
+      let at: number | undefined;
+      for (;;) {
+        const params = new URLSearchParams({
+          limit: String(SCAN),
+          include_trashed: 'true',
+          include_corrupted: 'true',
+        });
+        if (at !== undefined) params.set('offset_time', String(at));
+        const page = await fetchPage('list', params);
+        for (const asset of page.items.filter((a) => a.is_trashed)) {
+          try {
+            await admin.purge(asset.hash);
+          } catch (err) {
+            if (!(err instanceof ApiError && err.status === 404)) {
+              failed++;
+              // The token refused or admin off: every other purge would fail alike.
+              if (err instanceof ApiError && (err.status === 403 || err.status === 401)) throw err;
+              continue;
+            }
+          }
+          forgetThumb(asset.hash);
+          body.querySelector(`tr[data-hash="${asset.hash}"]`)?.remove();
+          deleted++;
+          note.textContent = `Deleted ${deleted.toLocaleString()}…`;
+        }
+        at = page.items[page.items.length - 1]?.timestamp;
+        if (page.items.length < SCAN) break;
+      }
+      done = true;
+      scanned = true;
+      pending = [];
+      cursor = at;
+      announce(
+        `Deleted ${deleted.toLocaleString()} forever${failed ? `; ${failed.toLocaleString()} could not be deleted` : ''}.`,
+      );
+    } catch (err) {
+      announce(failure(err, 'Emptying the trash failed'));
+    }
+    busy = false;
+    settle();
+  }
+
   function row(asset: Asset): HTMLElement {
     const name = asset.human_filename ?? asset.hash.slice(0, 16);
-    const tr = h(
+    const size = (asset as Asset & { size?: number | null }).size;
+    const thumb = h('div', { class: 'mini-thumb', 'aria-hidden': 'true' });
+    const tr: HTMLElement = h(
       'tr',
       { 'data-hash': asset.hash },
+      h('td', {}, thumb),
       h(
         'td',
         {},
@@ -88,11 +209,12 @@ export function trashView(open: (hash: string) => void): HTMLElement {
           name,
         ),
       ),
+      h('td', {}, typeof size === 'number' ? formatBytes(size) : ''),
       h('td', {}, formatTime(asset.timestamp)),
       h('td', {}, asset.tags.join(', ')),
       h(
         'td',
-        {},
+        { class: 'row-actions' },
         h(
           'button',
           {
@@ -103,17 +225,41 @@ export function trashView(open: (hash: string) => void): HTMLElement {
                 .restore(asset.hash)
                 .then(() => {
                   tr.remove();
+                  settle();
                   announce(`Restored ${name}.`);
                 })
-                .catch((err: unknown) =>
-                  announce(err instanceof ApiError ? err.message : 'Restore failed.'),
-                );
+                .catch((err: unknown) => announce(failure(err, 'Restore failed')));
             },
           },
           'Restore',
         ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            'aria-label': `Delete ${name} forever`,
+            onclick: () =>
+              void confirmAction(
+                `Delete ${name} forever?`,
+                'Its file, attributes, thumbnails and index row are removed for good. This cannot be undone.',
+                'Delete forever',
+              ).then(async (yes) => {
+                if (yes && (await purge(asset, name, tr))) {
+                  settle();
+                  announce(`Deleted ${name} forever.`);
+                }
+              }),
+          },
+          'Delete forever',
+        ),
       ),
     );
+    if (asset.is_corrupted) thumb.append(h('span', { class: 'no-preview' }, '—'));
+    else
+      void loadThumb(asset.hash, () => (tr.isConnected ? 'visible' : 'gone')).then((t) => {
+        if ('url' in t) thumb.append(h('img', { src: t.url, alt: '' }));
+      });
     return tr;
   }
   void load();
