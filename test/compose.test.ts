@@ -59,7 +59,7 @@ const services = [
     databaseKey: 'db',
     port: 8081,
     healthPath: '/v1/healthz',
-    dataKeys: ['vapid_key_path'],
+    dataKeys: ['vapid_key_path', 'log_key_path'],
   },
 ] as const;
 

@@ -31,7 +31,7 @@ describe('the example config files', () => {
 
   it('handle-relay: loads cleanly and shows exactly the defaults', () => {
     const dir = path.join(ROOT, 'services/handle-relay');
-    const pathKeys = ['db', 'vapid_key_path'];
+    const pathKeys = ['db', 'vapid_key_path', 'log_key_path'];
     const config = loadConfig(handleRelaySchema, {
       file: path.join(dir, 'config.example.yaml'),
       prefix: 'HANDLE_RELAY',

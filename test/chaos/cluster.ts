@@ -97,6 +97,8 @@ export class Instance {
         `db: ${dbUrl}`,
         `server: ${RELAY_SERVER}`,
         `vapid_key_path: ${path.join(dir, 'vapid.json')}`,
+        // One log key for every relay: they sign the one log's heads.
+        `log_key_path: ${path.join(parts.dir, 'log-key.json')}`,
         'rate_limit_per_minute: 0',
         'log_level: warn',
       ];

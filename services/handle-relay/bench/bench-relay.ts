@@ -29,6 +29,7 @@ export async function startBenchRelay(): Promise<BenchRelay> {
       rate_limit_per_minute: 0,
       log_level: 'silent',
       vapid_key_path: path.join(dataDir, 'vapid.json'),
+      log_key_path: path.join(dataDir, 'log-key.json'),
       // A bench's own settings for its children (`pubsub: nats` for bench:scale).
       ...(JSON.parse(process.env.BENCH_RELAY_CONFIG ?? '{}') as Record<string, unknown>),
       ...(url ? { db: url } : {}),

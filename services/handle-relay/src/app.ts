@@ -31,7 +31,10 @@ import { pushRoutes } from './push/push.routes.js';
 import { PushService } from './push/push.service.js';
 import { createRateLimiter, rateLimit } from './rate-limit/rate-limit.middleware.js';
 import type { RelayRuntime } from './runtime.js';
+import { sigchainRoutes } from './sigchain/sigchain.routes.js';
+import { SigchainService } from './sigchain/sigchain.service.js';
 import { streamRoutes } from './stream/stream.routes.js';
+import { logRoutes } from './translog/log.routes.js';
 import { StreamService } from './stream/stream.service.js';
 import { API_PREFIXES, webRoutes } from './web/web.routes.js';
 import { webFingerRoutes } from './webfinger/webfinger.routes.js';
@@ -103,7 +106,14 @@ export function createApp(deps: AppDeps): App {
     .route('/metrics')
     .get(metrics.handler)
     .all(methodNotAllowed(['GET']));
-  app.use(healthRoutes({ server: config.server, version: deps.version, ping: deps.ping }));
+  app.use(
+    healthRoutes({
+      server: config.server,
+      version: deps.version,
+      ping: deps.ping,
+      logKey: () => relay.log.keyStatus,
+    }),
+  );
   app.use(openApiRoutes(deps.version, openApiFeatures));
   app.use(apiDocsRoutes({ title: 'handle-relay' }));
   app.post(
@@ -118,6 +128,18 @@ export function createApp(deps: AppDeps): App {
     ),
   );
   app.use(handleRoutes(new HandleService({ db, config, now, metrics: relay.metrics })));
+  app.use(
+    sigchainRoutes(
+      new SigchainService({
+        db,
+        config,
+        now,
+        notifyOthers: relay.instancesShareRotations,
+        rotated: (handle, oldKey) => relay.rotated(handle, oldKey),
+      }),
+    ),
+  );
+  app.use(logRoutes(relay.log));
   app.use(webFingerRoutes(new WebFingerService({ db, config })));
   app.use(natsAuthRoutes());
   // Feature routers go above this line: below it, unmatched API paths are JSON 404s and

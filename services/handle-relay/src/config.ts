@@ -25,6 +25,8 @@ export const configSchema = z.object({
   spec_base: z.url({ protocol: /^https?$/ }).default('https://handle-relay.org/spec'),
   message_retention_days: z.number().min(0).default(30),
   vapid_key_path: z.string().min(1).default('./data/vapid.json'),
+  /** The transparency log's Ed25519 signing key, created on first run like the VAPID key. */
+  log_key_path: z.string().min(1).default('./data/log-key.json'),
   vapid_subject: z
     .string()
     .regex(/^(mailto:|https:\/\/)/, 'expected a mailto: or https:// URL')
@@ -57,7 +59,7 @@ export function readConfig(
     env,
     argv,
     prefix: 'HANDLE_RELAY',
-    pathKeys: ['db', 'web_dir', 'vapid_key_path'],
+    pathKeys: ['db', 'web_dir', 'vapid_key_path', 'log_key_path'],
     // The bundled CLI's own variables: a shell set up for the CLI must still start the server.
     foreignEnv: Object.values(CLI_ENV),
   });

@@ -78,6 +78,23 @@ export const relayErrors = {
     errors.badRequest(`${from} must be a non-negative integer`),
   /** 400: a push endpoint the relay will not call (see `endpointProblem`). */
   unsafeEndpoint: (problem: string) => errors.badRequest(problem),
+  /** 400: a log size (or entry index) beyond the current signed tree head. */
+  beyondHead: (name: string) => errors.badRequest(`${name} is beyond the current tree head`),
+  /** 400: a log query parameter that is not what it must be. */
+  invalidLogQuery: (name: string, what: string) => errors.badRequest(`${name} must be ${what}`),
+  /** 404: no leaf with this hash in the tree of the given size. */
+  leafNotFound: () => errors.notFound('no leaf with this hash in the tree of this size'),
+  /** 404: no handle's chain holds this key. */
+  unknownSigchain: () => errors.notFound('no signature chain holds this key'),
+  /** 400: a rotation body that is not a rotate link. */
+  invalidRotation: (detail: string) => errors.badRequest(detail),
+  /** 401: a rotation signature that does not verify. */
+  rotationSignature: (detail: string) => errors.unauthorized(detail),
+  /** 409: a rotation that does not follow the chain's last line. */
+  staleRotation: () =>
+    errors.conflict("prev is not the hash of the chain's last line (the chain moved on)"),
+  /** 409: a rotation to a key that already belongs to a handle. */
+  rotationKeyTaken: () => errors.conflict('the new key already belongs to a handle'),
   /** 503 from `GET /v1/healthz` while the database does not answer. */
   databaseUnreachable: () => errors.unavailable('database unreachable'),
   /** 503 for work that arrives once shutdown began. */

@@ -5,6 +5,8 @@ import { healthOpenApi } from './health/health.openapi.js';
 import { natsAuthOpenApi } from './internal/nats-auth.openapi.js';
 import { messagesOpenApi } from './messages/message.openapi.js';
 import { pushOpenApi } from './push/push.openapi.js';
+import { sigchainOpenApi } from './sigchain/sigchain.openapi.js';
+import { logOpenApi } from './translog/log.openapi.js';
 import type { OpenApiFeature } from './openapi/openapi-types.js';
 import { webOpenApi } from './web/web.openapi.js';
 import { webFingerOpenApi } from './webfinger/webfinger.openapi.js';
@@ -14,6 +16,8 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   webOpenApi,
   healthOpenApi,
   handlesOpenApi,
+  sigchainOpenApi,
+  logOpenApi,
   webFingerOpenApi,
   natsAuthOpenApi,
   messagesOpenApi,

@@ -12,6 +12,9 @@ import type { PushSender } from './push/push-sender.port.js';
 import { loadOrCreateVapidKeys } from './push/vapid-keys.js';
 import { createWebPushSender } from './push/web-push.sender.js';
 import { StreamHub } from './stream/stream-hub.js';
+import { listenForRotations } from './sigchain/rotation-listener.js';
+import { loadOrCreateLogKey } from './translog/log-key.js';
+import { LogService } from './translog/log.service.js';
 import { RelayMetrics } from './metrics/relay-metrics.js';
 import type { BucketStoreFactory } from './rate-limit/bucket-store.port.js';
 import { memoryBucketStores, postgresBucketStores } from './rate-limit/bucket-stores.js';
@@ -31,6 +34,12 @@ export interface RelayRuntime {
   streams: StreamHub;
   push: PushNotifier;
   vapidPublicKey: string;
+  /** The transparency log's signed heads and proofs, and its key's state. */
+  log: LogService;
+  /** A rotation committed (here or, heard through PostgreSQL, elsewhere): ends the old key's streams. */
+  rotated(handle: string, oldKey: string): void;
+  /** True on a PostgreSQL server: rotations ring the other instances at commit. */
+  instancesShareRotations: boolean;
   /** `/metrics`: the app serves the series the runtime's parts report to. */
   metrics: RelayMetrics;
   /** Where rate-limit buckets are kept: the server (shared by instances), else memory. */
@@ -98,6 +107,13 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
       allowPrivate: config.push_allow_private_endpoints,
     });
   const push = new PushNotifier({ db, sender, logger, metrics });
+  const logKey = loadOrCreateLogKey(config.log_key_path);
+  const log = new LogService({ db, logKey, now: options.now });
+  await log.checkKey(logger, logKey.created);
+  const rotated = (handle: string, oldKey: string): void => streams.closeKey(handle, oldKey);
+  const stopRotations = pool
+    ? await listenForRotations({ connect: () => pool.connect(), rotated, logger })
+    : () => Promise.resolve();
   const writer = new MessageWriter({ db, pubsub, logger, metrics });
   return {
     writer,
@@ -105,11 +121,15 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
     streams,
     push,
     vapidPublicKey: vapid.publicKey,
+    log,
+    rotated,
+    instancesShareRotations: !!pool,
     metrics,
     rateBuckets: pool ? postgresBucketStores(db, options.now) : memoryBucketStores(options.now),
     closeStreams: () => streams.close(),
     close: async () => {
       await writer.stop();
+      await stopRotations();
       await streams.close();
       await push.close();
       await pubsub.close();

@@ -1,7 +1,7 @@
 import type { KyselyPlugin } from 'kysely';
 import { primaryOf } from '../src/client/index.js';
 import { HandleWriter } from '../src/handles/handle-writer.js';
-import type { NewHandleRow } from '../src/handles/handle.table.js';
+import type { NewRegistration } from '../src/handles/handle.repository.js';
 import { handleRows, registration, uniqueHandle } from './handle-factories.js';
 import { useTestApp } from './test-app.js';
 
@@ -20,41 +20,58 @@ function countingWriter(): { writer: HandleWriter; statements: () => number } {
   return { writer: new HandleWriter(t.store.db.withPlugin(counter)), statements: () => n };
 }
 
-function newRow(handle = uniqueHandle('row'), primary?: string): NewHandleRow {
+function newReg(handle = uniqueHandle('row'), primary?: string): NewRegistration {
   const keys = registration('relay.test', handle).keys;
+  const primaryKey = primary ?? primaryOf(keys.publicKey);
   return {
-    handle,
-    primary_key: primary ?? primaryOf(keys.publicKey),
-    registered_at: new Date(1_800_000_000_000),
-    proofs: [],
+    row: {
+      handle,
+      primary_key: primaryKey,
+      registered_at: new Date(1_800_000_000_000),
+      proofs: [],
+    },
+    eldestLine: JSON.stringify({ handle: `${handle}@relay.test`, key: primaryKey }),
   };
 }
 
 describe('the batched handle writer', () => {
-  it('stores rows that arrive together with a few shared statements', async () => {
+  it('stores rows that arrive together with a few shared transactions', async () => {
     const { writer, statements } = countingWriter();
-    const rows = Array.from({ length: 30 }, () => newRow());
-    expect(await Promise.all(rows.map((r) => writer.tryInsert(r)))).toEqual(
+    const regs = Array.from({ length: 30 }, () => newReg());
+    expect(await Promise.all(regs.map((r) => writer.tryInsert(r)))).toEqual(
       Array<boolean>(30).fill(true),
     );
-    expect(statements()).toBeLessThanOrEqual(3);
-    for (const r of rows) expect(await handleRows(t.store.db, r.handle)).toEqual([r]);
+    // At most three batches of six statements each (the log's lock, the handles, the
+    // tree's frontier, the links, the nodes, the tree's size and root), not six per row.
+    expect(statements()).toBeLessThanOrEqual(18);
+    for (const r of regs) expect(await handleRows(t.store.db, r.row.handle)).toEqual([r.row]);
+    // Each stored row's eldest link went into the log with it.
+    const links = await t.store.db
+      .selectFrom('sigchain_link')
+      .select(['handle', 'line'])
+      .where(
+        'handle',
+        'in',
+        regs.map((r) => r.row.handle),
+      )
+      .execute();
+    expect(new Set(links.map((l) => l.line))).toEqual(new Set(regs.map((r) => r.eldestLine)));
   });
 
   it('answers false for a row whose handle or primary is taken, stored or in the same batch', async () => {
     const { writer } = countingWriter();
-    const stored = newRow();
+    const stored = newReg();
     expect(await writer.tryInsert(stored)).toBe(true);
-    const sameHandle = newRow(stored.handle);
-    const samePrimary = newRow(uniqueHandle('again'), stored.primary_key);
-    const twin = newRow();
-    const twinHandle = newRow(twin.handle);
+    const sameHandle = newReg(stored.row.handle);
+    const samePrimary = newReg(uniqueHandle('again'), stored.row.primary_key);
+    const twin = newReg();
+    const twinHandle = newReg(twin.row.handle);
     const results = await Promise.all(
       [sameHandle, twin, samePrimary, twinHandle].map((r) => writer.tryInsert(r)),
     );
     expect(results).toEqual([false, true, false, false]);
-    expect(await handleRows(t.store.db, stored.handle)).toEqual([stored]);
-    expect(await handleRows(t.store.db, twin.handle)).toEqual([twin]);
-    expect(await handleRows(t.store.db, samePrimary.handle)).toEqual([]);
+    expect(await handleRows(t.store.db, stored.row.handle)).toEqual([stored.row]);
+    expect(await handleRows(t.store.db, twin.row.handle)).toEqual([twin.row]);
+    expect(await handleRows(t.store.db, samePrimary.row.handle)).toEqual([]);
   });
 });

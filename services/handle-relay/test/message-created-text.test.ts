@@ -61,6 +61,7 @@ describe('messages stored before created_text existed', () => {
     const config = configSchema.parse({
       server: 'relay.test',
       vapid_key_path: path.join(dataDir, 'vapid.json'),
+      log_key_path: path.join(dataDir, 'log-key.json'),
       log_level: 'silent',
     });
     const logger = createLogger('handle-relay-test', 'silent');

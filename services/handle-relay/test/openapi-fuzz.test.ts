@@ -1,5 +1,5 @@
 import { fuzzOpenApi, type FuzzRequest } from '@svc/testing/openapi-fuzz';
-import { authLines, signedAuthValue } from '../src/client/index.js';
+import { authLines, leafHash, signedAuthValue, toHex } from '../src/client/index.js';
 import type { PushSender } from '../src/push/push-sender.port.js';
 import { registerHandle, registration, type RegisteredHandle } from './handle-factories.js';
 import { createTestApp, listenOnLoopback, type ListeningApp, type TestApp } from './test-app.js';
@@ -49,6 +49,32 @@ function linesFor(req: FuzzRequest, handle: string): string[] | undefined {
   }
 }
 
+/**
+ * Log sizes and indexes brought within the first three leaves (the document cannot know
+ * the tree's size; beyond it is a 400); values that are not digits stay as generated in
+ * a mutated request (a valid one may carry another operation's example: `to`).
+ */
+function withinLog(req: FuzzRequest): FuzzRequest {
+  const n = (name: string) => {
+    const value = req.query[name];
+    if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+    // The examples for messages' `to` (a handle) reach the consistency proof's `to` too.
+    return value !== undefined && req.mutation === undefined ? 0 : undefined;
+  };
+  const query = { ...req.query };
+  const size = n('size');
+  if (size !== undefined) query.size = String(1 + (size % 3));
+  const to = n('to');
+  const from = n('from');
+  if (to !== undefined) query.to = String(1 + (to % 3));
+  if (from !== undefined) query.from = String(1 + (from % (to !== undefined ? 1 + (to % 3) : 3)));
+  const end = n('end');
+  const start = n('start');
+  if (end !== undefined) query.end = String(end % 4);
+  if (start !== undefined) query.start = String(start % (1 + (end !== undefined ? end % 4 : 3)));
+  return { ...req, query };
+}
+
 describe('requests derived from /openapi.json', () => {
   it(
     'never get a 5xx, and every answer is one the document predicts',
@@ -56,6 +82,12 @@ describe('requests derived from /openapi.json', () => {
       const owners: RegisteredHandle[] = [];
       for (let i = 0; i < 3; i++) owners.push(await registerHandle(t.app, t.config.server));
       const handles = owners.map((o) => o.handle);
+      // The log holds the owners' eldest links: its sizes 1-3 and their leaves are valid.
+      const { entries } = (await (
+        await fetch(`${http.url}/v1/log/entries?start=0&end=3`)
+      ).json()) as {
+        entries: string[];
+      };
       const document = (await (await fetch(`${http.url}/openapi.json`)).json()) as Record<
         string,
         unknown
@@ -69,9 +101,11 @@ describe('requests derived from /openapi.json', () => {
           handle: [...handles, handles[0]!.toUpperCase()],
           to: [...handles, `${handles[1]!}@${t.config.server}`],
           primary: owners.map((o) => o.record.primary),
+          leaf: entries.map((line) => toHex(leafHash(line))),
         },
         // A registration is valid only when signed: sign the generated handle with a new key.
         prepare: (req) => {
+          if (req.operation.key.startsWith('GET /v1/log/')) return withinLog(req);
           if (req.operation.key !== 'POST /v1/register') return req;
           const payload = (req.body as { value: { payload?: { handle?: unknown } } }).value.payload;
           // The examples hold an uppercase spelling for lookups; registration takes the stored form.
@@ -85,6 +119,8 @@ describe('requests derived from /openapi.json', () => {
         mayRefuseValid: {
           'POST /v1/messages':
             '`to` may name another server (400); the document cannot know which server it is',
+          'POST /v1/rotate':
+            'a rotation is valid only when signed by the key in force over the last line (400/401/409)',
         },
         // Signed operations: the owner of the path's handle signs (another key: 401).
         credential: (_scheme, req) => {

@@ -52,6 +52,7 @@ export async function createTestApp(
     configSchema.parse({
       server: 'relay.test',
       vapid_key_path: path.join(dataDir, 'vapid.json'),
+      log_key_path: path.join(dataDir, 'log-key.json'),
       log_level: 'silent',
       rate_limit_per_minute: 0,
       ...overrides,

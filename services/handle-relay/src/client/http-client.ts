@@ -1,4 +1,5 @@
 import type { KeyPair } from './keys.js';
+import { chainLines, type SigchainLink } from './sigchain.js';
 import { authLines, signRegistration, signedAuthValue, unixNow } from './signing.js';
 
 /** A handle record as the relay returns it. */
@@ -16,6 +17,15 @@ export interface InboxPage {
   messages: { seq: number; envelope: unknown; created_at: string }[];
   next_since: number;
   has_more: boolean;
+}
+
+/** A signed tree head (`GET /v1/log/head`). */
+export interface TreeHead {
+  size: number;
+  root: string;
+  timestamp: number;
+  key: string;
+  sig: string;
 }
 
 /** A non-2xx answer from the relay, with its envelope's code and message. */
@@ -134,6 +144,52 @@ export class RelayClient {
     return this.json('GET', `/v1/inbox/${encodeURIComponent(handle)}?${query.toString()}`, {
       headers: { 'X-ID-Auth': auth },
     });
+  }
+
+  /** The lines of the chain of any key the handle ever had (`GET /v1/sigchains/...`). */
+  async sigchain(primary: string): Promise<string[]> {
+    const [scheme, value] = primary.split(':');
+    const res = await this.fetchImpl(
+      `${this.baseUrl}/v1/sigchains/${encodeURIComponent(scheme ?? '')}/${encodeURIComponent(value ?? '')}`,
+    );
+    const text = await res.text();
+    if (!res.ok) {
+      const err = (JSON.parse(text) as { error?: { code?: string; message?: string } }).error;
+      throw new RelayClientError(
+        res.status,
+        err?.code ?? 'unknown',
+        err?.message ?? `HTTP ${res.status}`,
+      );
+    }
+    return chainLines(text);
+  }
+
+  /** `POST /v1/rotate` with a signed `rotate` link; the record on its new key. */
+  rotate(link: SigchainLink): Promise<HandleRecord> {
+    return this.json('POST', '/v1/rotate', { body: link });
+  }
+
+  /** `GET /v1/log/head`. */
+  logHead(): Promise<TreeHead> {
+    return this.json('GET', '/v1/log/head');
+  }
+
+  /** `GET /v1/log/inclusion`: the audit path of a leaf hash in the tree of `size`. */
+  logInclusion(
+    leaf: string,
+    size: number,
+  ): Promise<{ index: number; size: number; path: string[] }> {
+    return this.json('GET', `/v1/log/inclusion?leaf=${leaf}&size=${size}`);
+  }
+
+  /** `GET /v1/log/consistency`. */
+  logConsistency(from: number, to: number): Promise<{ path: string[] }> {
+    return this.json('GET', `/v1/log/consistency?from=${from}&to=${to}`);
+  }
+
+  /** `GET /v1/log/entries` (`end` exclusive; the relay answers at most 1000). */
+  logEntries(start: number, end: number): Promise<{ entries: string[] }> {
+    return this.json('GET', `/v1/log/entries?start=${start}&end=${end}`);
   }
 
   /** `GET /.well-known/webfinger?resource=acct:<handle>@<server>`. */

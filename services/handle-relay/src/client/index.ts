@@ -21,7 +21,26 @@ export type {
 } from './envelope-crypto.js';
 export { fromHex, toHex, utf8 } from './hex.js';
 export { RelayClient, RelayClientError, RelayUnreachableError } from './http-client.js';
-export type { HandleRecord, InboxPage, RelayClientOptions } from './http-client.js';
+export type { HandleRecord, InboxPage, RelayClientOptions, TreeHead } from './http-client.js';
+export {
+  emptyRoot,
+  leafHash,
+  lineHash,
+  nodeHash,
+  treeHeadMessage,
+  verifyConsistency,
+  verifyInclusion,
+} from './merkle.js';
+export {
+  SigchainError,
+  chainLines,
+  eldestLink,
+  linkBody,
+  linkLine,
+  rotationLink,
+  verifyChain,
+} from './sigchain.js';
+export type { RotationInput, SigchainLink, VerifiedChain } from './sigchain.js';
 export { followInbox } from './inbox-stream.js';
 export type { FollowOptions, InboxMessage, StreamEvent } from './inbox-stream.js';
 export { generateKeyPair, keyPairFromSecret, keyPairFromSeed, primaryOf } from './keys.js';

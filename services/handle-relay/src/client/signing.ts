@@ -2,6 +2,7 @@ import nacl from 'tweetnacl';
 import { canonicalJson } from './canonical-json.js';
 import { toHex, utf8 } from './hex.js';
 import { primaryOf } from './keys.js';
+import { eldestLink } from './sigchain.js';
 
 /** The only registration signature suite the relay accepts. */
 export const REGISTRATION_ALG = 'ed25519-sha512-jcs';
@@ -33,14 +34,21 @@ export function signJcs(payload: unknown, secretKey: Uint8Array): string {
   return toHex(nacl.sign.detached(utf8(canonicalJson(payload)), secretKey));
 }
 
-/** Builds and signs a registration envelope for the key's own primary. */
+/**
+ * Builds and signs a registration envelope for the key's own primary. The payload also
+ * carries `eldest_sig`, the signature of the eldest link the relay writes for it, so the
+ * chain's first link is signed over its own body (CONTRACT.md, signature chains).
+ */
 export function signRegistration(input: RegistrationInput): RegistrationEnvelope {
   const primary = primaryOf(input.secretKey.slice(32));
+  const ts = input.ts ?? unixNow();
+  const eldest = eldestLink(`${input.handle}@${input.server}`, input.secretKey, ts);
   const payload = {
     server: input.server,
     handle: input.handle,
     primary,
-    ts: input.ts ?? unixNow(),
+    ts,
+    eldest_sig: eldest.sig,
   };
   return {
     payload,

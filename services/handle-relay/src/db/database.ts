@@ -4,6 +4,7 @@ import type { HandleTable } from '../handles/handle.table.js';
 import type { MessageTable } from '../messages/message.table.js';
 import type { PushSubscriptionTable } from '../push/push-subscription.table.js';
 import type { RateBucketTable } from '../rate-limit/rate-bucket.table.js';
+import type { LogNodeTable, LogStateTable, SigchainLinkTable } from '../translog/log.tables.js';
 import { migrations } from './migrations/index.js';
 
 /** The handle-relay schema as Kysely sees it. */
@@ -12,6 +13,9 @@ export interface Database {
   message: MessageTable;
   push_subscription: PushSubscriptionTable;
   rate_bucket: RateBucketTable;
+  sigchain_link: SigchainLinkTable;
+  log_node: LogNodeTable;
+  log_state: LogStateTable;
 }
 
 /** The one Postgres schema this service owns. */

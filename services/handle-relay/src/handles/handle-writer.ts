@@ -2,7 +2,7 @@ import { GroupCommit } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { insertHandlesSkippingTaken } from './handle.repository.js';
-import type { NewHandleRow } from './handle.table.js';
+import type { NewRegistration } from './handle.repository.js';
 
 /** Registrations written per statement. */
 const MAX_BATCH = 128;
@@ -10,12 +10,13 @@ const MAX_BATCH = 128;
 const MAX_STATEMENTS_IN_FLIGHT = 2;
 
 interface Pending {
-  row: NewHandleRow;
+  row: NewRegistration;
   resolve: (stored: boolean) => void;
 }
 
 /**
- * Writes concurrent registrations as one multi-row insert that skips any row whose handle
+ * Writes concurrent registrations as one transaction (a multi-row insert, and their eldest
+ * links appended to the transparency log under its lock) that skips any row whose handle
  * or primary is taken, so under load a registration costs a fraction of a round trip and
  * of a commit. `tryInsert` answers true only when this very row was stored (a handle
  * appears at most once per statement, so the returned handles say exactly which rows
@@ -35,7 +36,7 @@ export class HandleWriter {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** Stores `row` with others of the moment; false when the batch did not store it. */
-  tryInsert(row: NewHandleRow): Promise<boolean> {
+  tryInsert(row: NewRegistration): Promise<boolean> {
     return new Promise<boolean>((resolve) => this.#commit.add({ row, resolve }));
   }
 
@@ -49,12 +50,12 @@ export class HandleWriter {
     const primaries = new Set<string>();
     const batch: Pending[] = [];
     for (const p of taken) {
-      if (handles.has(p.row.handle) || primaries.has(p.row.primary_key)) {
+      if (handles.has(p.row.row.handle) || primaries.has(p.row.row.primary_key)) {
         p.resolve(false);
         continue;
       }
-      handles.add(p.row.handle);
-      primaries.add(p.row.primary_key);
+      handles.add(p.row.row.handle);
+      primaries.add(p.row.row.primary_key);
       batch.push(p);
     }
     return batch;
@@ -64,6 +65,6 @@ export class HandleWriter {
   async #write(batch: Pending[]): Promise<void> {
     const rows = batch.map((p) => p.row);
     const stored = new Set(await insertHandlesSkippingTaken(this.db, rows));
-    for (const p of batch) p.resolve(stored.has(p.row.handle));
+    for (const p of batch) p.resolve(stored.has(p.row.row.handle));
   }
 }

@@ -8,7 +8,8 @@ import { relayErrors } from '../errors.js';
 import { parseJsonBody } from '../http/body.js';
 import { validate } from '../http/validate.js';
 import { toHandleRecord, type HandleRecord } from './handle-record.js';
-import { foldHandle, isValidHandle, requireValidHandle } from './handle-rules.js';
+import { foldHandle, fqhn, isValidHandle, requireValidHandle } from './handle-rules.js';
+import { linkLine } from '../client/sigchain.js';
 import * as repo from './handle.repository.js';
 import { PROOFS_MAX, proofEntrySchema, proofsBodySchema } from './handle.schemas.js';
 import { HandleWriter } from './handle-writer.js';
@@ -43,18 +44,28 @@ export class HandleService {
    */
   async register(rawBody: Buffer | undefined): Promise<HandleRecord> {
     const nowMs = this.deps.now();
-    const { handle, primary } = verifyRegistration(
+    const { handle, primary, ts, eldestSig } = verifyRegistration(
       parseJsonBody(rawBody),
       this.deps.config.server,
       nowMs,
     );
     const row = { handle, primary_key: primary, registered_at: new Date(nowMs), proofs: [] };
-    if (await this.#writer.tryInsert(row)) {
+    const eldestLine = linkLine({
+      seq: 1,
+      prev: null,
+      type: 'eldest',
+      handle: fqhn(handle, this.deps.config.server),
+      key: primary,
+      ctime: ts,
+      sig: eldestSig,
+    });
+    const reg = { row, eldestLine };
+    if (await this.#writer.tryInsert(reg)) {
       this.deps.metrics?.registered();
       return this.#record(row);
     }
     try {
-      const inserted = await repo.insertHandle(this.deps.db, row);
+      const inserted = await repo.insertHandle(this.deps.db, reg);
       this.deps.metrics?.registered();
       return this.#record(inserted);
     } catch (err) {

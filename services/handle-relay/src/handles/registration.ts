@@ -15,6 +15,14 @@ export const REGISTRATION_SKEW_SECONDS = 300;
 export interface VerifiedRegistration {
   handle: string;
   primary: string;
+  /** `payload.ts`, the eldest link's `ctime`. */
+  ts: number;
+  /**
+   * The eldest link's `sig`: `payload.eldest_sig` when it signs the eldest link's body
+   * (our clients send it), else the registration's own signature (a spec client's; the
+   * link restates the payload it covers when the payload had only the four fields).
+   */
+  eldestSig: string;
 }
 
 /**
@@ -54,7 +62,26 @@ export function verifyRegistration(
   if (Math.abs(Math.floor(nowMs / 1000) - payload.ts) > REGISTRATION_SKEW_SECONDS) {
     throw relayErrors.registrationSkew(REGISTRATION_SKEW_SECONDS);
   }
-  return { handle: payload.handle, primary: formatPrimary(key) };
+  const primary = formatPrimary(key);
+  const eldest = {
+    seq: 1,
+    prev: null,
+    type: 'eldest',
+    handle: `${payload.handle}@${server}`,
+    key: primary,
+    ctime: payload.ts,
+  };
+  const eldestSig = payload.eldest_sig;
+  const signsEldest =
+    typeof eldestSig === 'string' &&
+    /^[0-9a-fA-F]{128}$/.test(eldestSig) &&
+    verifyEd25519(key.keyHex, Buffer.from(canonicalJson(eldest), 'utf8'), eldestSig);
+  return {
+    handle: payload.handle,
+    primary,
+    ts: payload.ts,
+    eldestSig: (signsEldest ? eldestSig : signature.sig).toLowerCase(),
+  };
 }
 
 /**

@@ -16,6 +16,15 @@ export const healthOpenApi: OpenApiFeature = {
               status: { const: 'ok' },
               server: { type: 'string' },
               version: { type: 'string' },
+              log_key: {
+                type: 'string',
+                description: "The transparency log's public key (`ed25519:<hex>`)",
+              },
+              log_key_problem: {
+                type: 'string',
+                description:
+                  'Present when this instance signs with another key than the log was first signed by (a lost or replaced `log_key_path`)',
+              },
             },
           }),
           '503': errorResponse('The database is unreachable'),

@@ -40,6 +40,8 @@ export interface StreamHubDeps {
 /** All open inbox streams of this instance: opening, keep-alive and shutdown. */
 export class StreamHub {
   readonly #subscribers = new Set<StreamSubscriber>();
+  /** The key each open stream was authorised by, `<handle> <key>` → its subscribers. */
+  readonly #byKey = new Map<string, Set<StreamSubscriber>>();
   /**
    * The subscribers by ping group. A stream joins the group whose turn has just passed, so
    * it hears its first ping one interval after it opened, as the contract's "every 15 s"
@@ -76,7 +78,7 @@ export class StreamHub {
    * client saw the headers is always delivered, and one stored during the replay is
    * written once (by whichever path reaches it first).
    */
-  async open(handle: string, since: number | undefined, res: Response): Promise<void> {
+  async open(handle: string, since: number | undefined, res: Response, key = ''): Promise<void> {
     if (this.#closed) throw relayErrors.shuttingDown();
     const sub = new StreamSubscriber({
       handle,
@@ -106,10 +108,15 @@ export class StreamHub {
     this.#subscribers.add(sub);
     const group = this.#groups[(this.#turns + this.#groups.length - 1) % this.#groups.length]!;
     group.add(sub);
+    const keyed = `${handle} ${key}`;
+    const sameKey = this.#byKey.get(keyed) ?? new Set<StreamSubscriber>();
+    this.#byKey.set(keyed, sameKey.add(sub));
     res.on('close', () => {
       sub.stop();
       this.#subscribers.delete(sub);
       group.delete(sub);
+      sameKey.delete(sub);
+      if (sameKey.size === 0 && this.#byKey.get(keyed) === sameKey) this.#byKey.delete(keyed);
     });
     res.status(200);
     // Exactly the type the contract names: SSE is UTF-8 by definition, a charset adds nothing.
@@ -125,12 +132,25 @@ export class StreamHub {
     sub.start(start, since !== undefined, unsubscribe);
   }
 
+  /**
+   * Ends the streams of `handle` that `key` authorised: after a rotation the old key's
+   * streams stop hearing the handle's messages.
+   */
+  closeKey(handle: string, key: string): void {
+    const keyed = `${handle} ${key}`;
+    const subs = this.#byKey.get(keyed);
+    if (!subs) return;
+    this.#byKey.delete(keyed);
+    for (const sub of [...subs]) sub.stop();
+  }
+
   /** Ends every stream and stops the keep-alive; later opens are refused. */
   close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
     for (const sub of [...this.#subscribers]) sub.stop();
     this.#subscribers.clear();
+    this.#byKey.clear();
     for (const group of this.#groups) group.clear();
     return Promise.resolve();
   }

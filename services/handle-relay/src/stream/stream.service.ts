@@ -65,6 +65,6 @@ export class StreamService {
       spelledLines: lines(r.handle),
       now: deps.now(),
     });
-    await deps.hub.open(handle, resumePoint(r), res);
+    await deps.hub.open(handle, resumePoint(r), res, row.primary_key);
   }
 }
