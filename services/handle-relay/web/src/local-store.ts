@@ -40,12 +40,14 @@ export interface StoredMessage {
   queuedAt?: number;
   /** The seq of its copy in the own inbox, once known. */
   copySeq?: number;
-  /** A received message not seen yet. */
-  unread?: true;
 }
 
+/** Per conversation (its peer, lowercased), the last received seq seen. */
+export type ReadMarks = Record<string, number>;
+
 interface RelaySchema extends DBSchema {
-  identity: { key: 'me'; value: Identity };
+  /** `me`: the identity; `reads`: the read marks (one record: no schema upgrade needed). */
+  identity: { key: 'me' | 'reads'; value: Identity | ReadMarks };
   messages: { key: string; value: StoredMessage };
 }
 
@@ -64,7 +66,16 @@ export class LocalStore {
   }
 
   identity(): Promise<Identity | undefined> {
-    return this.db.get('identity', 'me');
+    return this.db.get('identity', 'me') as Promise<Identity | undefined>;
+  }
+
+  /** The read marks; undefined when none were ever kept (a store from before them). */
+  readMarks(): Promise<ReadMarks | undefined> {
+    return this.db.get('identity', 'reads') as Promise<ReadMarks | undefined>;
+  }
+
+  async saveReadMarks(marks: ReadMarks): Promise<void> {
+    await this.db.put('identity', marks, 'reads');
   }
 
   async saveIdentity(identity: Identity): Promise<void> {

@@ -7,7 +7,7 @@ import {
   type KeyPair,
   type RelayClient,
 } from '../../src/client/index.js';
-import type { Identity, LocalStore, StoredMessage } from './local-store.js';
+import type { Identity, LocalStore, ReadMarks, StoredMessage } from './local-store.js';
 import { plainWords, RecordCache } from './relay-api.js';
 
 /** One conversation: a peer, its messages in delivery order, and how many are unread. */
@@ -47,6 +47,7 @@ export class Session {
     readonly client: RelayClient,
     private readonly store: LocalStore,
     messages: StoredMessage[],
+    private readonly reads: ReadMarks,
   ) {
     this.keys = keyPairFromSecret(identity.secretKey);
     this.records = new RecordCache(client);
@@ -55,7 +56,17 @@ export class Session {
   }
 
   static async open(identity: Required<Identity>, client: RelayClient, store: LocalStore) {
-    const session = new Session(identity, client, store, await store.messages());
+    const [messages, marks] = await Promise.all([store.messages(), store.readMarks()]);
+    // Kept before read marks existed: everything held then counts as read.
+    const reads: ReadMarks = marks ?? {};
+    if (!marks) {
+      for (const m of messages) {
+        const peer = m.peer.toLowerCase();
+        if (m.dir === 'in' && m.seq > (reads[peer] ?? 0)) reads[peer] = m.seq;
+      }
+      await store.saveReadMarks(reads);
+    }
+    const session = new Session(identity, client, store, messages, reads);
     // A send the page did not see the end of (closed, reloaded) may or may not have gone:
     // it is shown failed, for the person to retry; a copy arriving later settles it.
     const interrupted = [...session.byId.values()]
@@ -102,6 +113,10 @@ export class Session {
       if (opened) stored.push(opened);
     }
     await this.keep(stored);
+    // Arrivals in the conversation on screen are read, while the page is seen.
+    if (this.viewing !== undefined && document.visibilityState === 'visible') {
+      await this.markRead(this.viewing);
+    }
   }
 
   /**
@@ -147,13 +162,24 @@ export class Session {
     if (peer !== undefined) await this.markRead(peer);
   }
 
-  /** Marks every message of `peer` read. */
+  /** Marks every message of `peer` held now read (one mark: the last seq received). */
   async markRead(peer: string): Promise<void> {
     const key = peer.toLowerCase();
-    const read = [...this.byId.values()]
-      .filter((m) => m.unread && m.peer.toLowerCase() === key)
-      .map(({ unread: _unread, ...m }) => m);
-    await this.keep(read);
+    let last = this.reads[key] ?? 0;
+    for (const m of this.byId.values()) {
+      if (m.dir === 'in' && m.seq > last && m.peer.toLowerCase() === key) last = m.seq;
+    }
+    if (last === (this.reads[key] ?? 0)) return;
+    this.reads[key] = last;
+    await this.store.saveReadMarks(this.reads);
+    this.changed();
+  }
+
+  private isUnread(m: StoredMessage): boolean {
+    const peer = m.peer.toLowerCase();
+    // The conversation on screen is being read (its mark follows once kept).
+    if (peer === this.viewing && document.visibilityState === 'visible') return false;
+    return m.id.startsWith('in:') && m.seq > (this.reads[peer] ?? 0);
   }
 
   /** Conversations, the one with the latest message first. */
@@ -167,7 +193,7 @@ export class Session {
     return [...byPeer]
       .map(([peer, list]) => {
         list.sort(byOrder);
-        const unread = list.filter((m) => m.unread).length;
+        const unread = list.filter((m) => this.isUnread(m)).length;
         return { peer, messages: list, last: list.at(-1), unread };
       })
       .sort((a, b) => orderOf(b.last!) - orderOf(a.last!) || a.peer.localeCompare(b.peer));
@@ -279,7 +305,6 @@ export class Session {
         };
       }
       const peer = (await this.records.handleOf(opened.from)) ?? opened.from;
-      const seen = this.viewing === peer.toLowerCase() && document.visibilityState === 'visible';
       return {
         ...base,
         id: `in:${m.seq}`,
@@ -287,7 +312,6 @@ export class Session {
         peer,
         text: opened.text,
         sent_at: opened.sent_at,
-        ...(seen ? {} : { unread: true as const }),
       };
     } catch (err) {
       if (err instanceof TypeError) throw err;
@@ -324,6 +348,10 @@ export class Session {
     if (messages.length === 0) return;
     await this.store.putMessages(messages);
     for (const m of messages) this.byId.set(m.id, m);
+    this.changed();
+  }
+
+  private changed(): void {
     for (const listener of this.listeners) listener();
   }
 }
