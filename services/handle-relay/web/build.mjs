@@ -1,10 +1,11 @@
-// Bundles the web app into web/dist (or the folder given): app.js, sw.js and the static
-// files. Run by `pnpm build`; the browser tests run it into a folder of their own. With
+// Bundles the web app into web/dist (or the folder given): app.js, sw.js, the static
+// files, and the icons (drawn by icons.mjs). Run by `pnpm build`; the browser tests run it into a folder of their own. With
 // --watch (`pnpm dev`) it rebuilds on every change until stopped.
 import { watch as watchFiles } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { allIcons } from './icons.mjs';
 
 const here = import.meta.dirname;
 const args = process.argv.slice(2);
@@ -25,22 +26,27 @@ const options = {
   legalComments: 'none',
   logLevel: 'warning',
 };
-const statics = ['index.html', 'styles.css'];
+const statics = ['index.html', 'styles.css', 'manifest.webmanifest'];
 const copyStatics = async () => {
   await fs.mkdir(outDir, { recursive: true });
   await Promise.all(
     statics.map((file) => fs.copyFile(path.join(here, file), path.join(outDir, file))),
   );
 };
+const writeIcons = async () => {
+  await fs.mkdir(outDir, { recursive: true });
+  await Promise.all(
+    Object.entries(allIcons()).map(([file, png]) => fs.writeFile(path.join(outDir, file), png)),
+  );
+};
 if (watch) {
   await (await esbuild.context({ ...options, logLevel: 'info' })).watch();
-  await copyStatics();
+  await Promise.all([copyStatics(), writeIcons()]);
   watchFiles(here, (_event, file) => {
     // An editor or git may replace a file (gone for a moment): the next event copies it.
     if (statics.includes(file)) copyStatics().catch((err) => console.warn(err.message));
   });
   console.log(`handle-relay web app: watching, built into ${outDir}`);
 } else {
-  await esbuild.build(options);
-  await copyStatics();
+  await Promise.all([esbuild.build(options), copyStatics(), writeIcons()]);
 }

@@ -99,7 +99,11 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
 }
 
 async function boot(): Promise<void> {
-  void registerWorker().catch(() => undefined);
+  // The worker (offline shell, notifications) registers once the page has loaded, so its
+  // caching of the shell does not compete with the first screen.
+  const register = () => void registerWorker().catch(() => undefined);
+  if (document.readyState === 'complete') register();
+  else addEventListener('load', register, { once: true });
   const store = await LocalStore.open();
   const identity = await store.identity();
   const ready = (full: Required<Identity>) => void startApp(store, full);
