@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { createDurablePGlite } from './durable-pglite.js';
@@ -115,6 +116,9 @@ async function openEmbedded<DB>(
 ): Promise<DatabaseHandle<DB>> {
   const options = {
     parsers: pgliteNumericParsers,
+    // Available to `create extension` (the asset-store's substring search); loading it costs
+    // nothing measurable at start.
+    extensions: { pg_trgm },
     ...(target.template ? { loadDataDir: target.template } : {}),
   };
   let pglite: PGlite;

@@ -59,11 +59,25 @@ const scenarios: [string, string][] = [
   ['search, user', 'user=user42'],
   ['search, application', 'application=app3'],
   ['search, include trashed+corrupted', 'include_trashed=true&include_corrupted=true'],
+  ['search, q rare (a file name, 1 match)', 'q=img_123457.jpg'],
+  ['search, q one word (0.5%)', 'q=harbour'],
+  ['search, q two words (both rare)', 'q=harbour%20Lantern'],
+  ['search, q word + mime_type', 'q=harbour&mime_type=image/png'],
+  ['search, q common (path year, 4%)', 'q=2013'],
+  ['search, q 2 chars (no trigram)', 'q=xq'],
+  ['search, mime_type=image/* (40%)', 'mime_type=image/*'],
+  ['search, path (4%)', 'path=photos/2013'],
   [
     'search, combined',
     `mime_type=image/jpeg&application=app5&tags=t5&start_time=${BASE_TS}&end_time=${BASE_TS + 900_000_000}`,
   ],
 ];
+
+/** Filters ≤ 20 ms (issue 31); `q` ≤ 50 ms (issue 42). */
+function targetOf(name: string, p95: number): string {
+  const limit = name.includes(', q ') ? 50 : 20;
+  return `  p95 ≤ ${limit} ms ${p95 <= limit ? 'ok' : 'MISSED'}`;
+}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -186,7 +200,7 @@ async function main(): Promise<void> {
         r.p95.toFixed(2).padStart(8),
         String(r.total).padStart(9),
         r.db.toFixed(2).padStart(8),
-        r.p95 <= 20 ? '  p95 ≤ 20 ms ok' : '  p95 ≤ 20 ms MISSED',
+        targetOf(r.name, r.p95),
       );
     }
     const pageOne = results[0]!;
@@ -212,9 +226,22 @@ function row(i: number): string {
   const hash = createHash('sha256').update(String(i)).digest('hex');
   return (
     `${hash}\t${BASE_TS + i * 1000}\t${mime}\tapp${i % 20}\tuser${i % 1000}\t` +
-    `{t${i % 50},w${i % 7}}\tf/${i}.bin\t${i % 4096}\t${i % 100 === 0 ? 't' : 'f'}\t${i % 1000 === 1 ? 't' : 'f'}\n`
+    `{t${i % 50},w${i % 7}}\tf/${i}.bin\t${i % 4096}\t${i % 100 === 0 ? 't' : 'f'}\t${i % 1000 === 1 ? 't' : 'f'}\t` +
+    `IMG_${i}.jpg\tphotos/${2000 + (i % 25)}/${MONTHS[i % 12]}\t` +
+    `${WORDS[i % WORDS.length]} ${WORDS[((i * 7 + 3) % 199) % WORDS.length]} at the ${WORDS[(i >> 3) % WORDS.length]}\n`
   );
 }
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/**
+ * Description words for `q`: 197 of them (a prime, so pairs spread), each in about 0.5 % of
+ * the rows as the first word; made of syllables so none holds another by chance.
+ */
+const WORDS = Array.from({ length: 197 }, (_, k) => {
+  const syllables = ['ka', 'lo', 'mi', 'ne', 'pu', 'ra', 'so', 'ti', 'vu', 'ze', 'bo', 'de', 'fi'];
+  if (k === 0) return 'harbour';
+  if (k === 1) return 'lantern';
+  return `${syllables[k % 13]}${syllables[Math.floor(k / 13) % 13]}${syllables[Math.floor(k / 169)]}r`;
+});
 const MIMES = ['image/jpeg', 'image/png', 'application/json', 'text/plain', 'video/mp4'];
 /** Rows per COPY statement: the statement-level triggers see this many at once. */
 const COPY_CHUNK = 500_000;
@@ -223,7 +250,8 @@ const COPY_CHUNK = 500_000;
  * Fills the index through `COPY … FROM STDIN` in chunks (the service's triggers fill
  * `asset_tag` and `asset_count` per statement), then `vacuum analyze`. Timestamps 1 s apart;
  * ~1% trashed, 0.1% corrupted; 20 applications, 1000 users, 5 MIME types, tags t0..t49 and
- * w0..w6 (two per row).
+ * w0..w6 (two per row); file name `IMG_<i>.jpg`, path `photos/<2000..2024>/<month>`, a
+ * description of three words from WORDS (what `q` searches).
  */
 async function fillByCopy(
   pool: pg.Pool,
@@ -236,7 +264,7 @@ async function fillByCopy(
       const last = Math.min(rows, first + COPY_CHUNK - 1);
       const copy = client.query(
         copyFrom(`copy asset (hash, timestamp, mime_type, application, "user", tags, path, size,
-          is_trashed, is_corrupted) from stdin`),
+          is_trashed, is_corrupted, human_filename, human_path, description) from stdin`),
       );
       await pipeline(
         Readable.from(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { backfillMedia, countUnprobed } from '../src/assets/media-backfill.js';
 import { ProcessLock } from '@svc/database';
 import { createLogger } from '@svc/envelope';
 import { Rebuilder } from '../src/admin/rebuild.service.js';
@@ -37,6 +38,10 @@ async function main(): Promise<void> {
       verifier,
       rebuilder,
       blobs,
+      backfiller: {
+        count: () => countUnprobed(db),
+        backfill: (run) => backfillMedia({ db, blobs, logger }, run),
+      },
       logger,
       instanceId: randomUUID(),
     });

@@ -119,6 +119,8 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
   if (config.console) {
     const consoleDir = options.consoleDir ?? path.join(SERVICE_DIR, 'web', 'dist');
     app.use(faviconRoute({ dir: consoleDir }));
+    // A person who opens the service's address finds the console (issue 42).
+    app.get('/', (_req, res) => res.status(308).location(`${CONSOLE_BASE}/`).end());
     app.use(
       CONSOLE_BASE,
       consoleRoutes({

@@ -200,6 +200,10 @@ describe('POST /admin/rebuild', () => {
       timestamp: plain.row.timestamp,
       is_trashed: false,
       is_corrupted: false,
+      size: 5,
+      width: null,
+      height: null,
+      taken_at: null,
     });
     expect(await meta(forged.row.hash)).toMatchObject({
       mime_type: 'image/png',

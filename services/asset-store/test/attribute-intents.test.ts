@@ -1,7 +1,7 @@
 import { createLogger } from '@svc/envelope';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { toAssetAttributes, toAssetRecord } from '../src/assets/asset.model.js';
+import { attributesFromRow } from '../src/assets/asset.model.js';
 import { insertAttributeIntent } from '../src/assets/attribute-intent.repository.js';
 import { replayAttributeIntents } from '../src/assets/attribute-intents.js';
 import type { BlobStore } from '../src/storage/blob-store.js';
@@ -46,7 +46,7 @@ describe('attributes after a crash during PATCH, trash or restore', () => {
     // What a crash after the attribute write and before the commit leaves: the intent,
     // and new tags beside the old description on the file; the row as acknowledged.
     await insertAttributeIntent(t.index.db, row.hash);
-    const acknowledged = toAssetAttributes(toAssetRecord(row));
+    const acknowledged = attributesFromRow(row);
     await t.blobs.writeAttributes(row.path, { ...acknowledged, tags: ['new'], is_trashed: true });
     expect(await replayAttributeIntents({ db: t.index.db, blobs: t.blobs, logger })).toBe(1);
     expect(await t.blobs.readAttributes(row.path)).toEqual(acknowledged);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RebuildReport as ServerRebuildReport } from '../src/admin/rebuild.service.js';
 import type { AssetRecord } from '../src/assets/asset.model.js';
+import type { BackfillReport as ServerBackfillReport } from '../src/assets/media-backfill.js';
 import type * as client from '../src/client/index.js';
 import type { Job as ServerJob } from '../src/jobs/job.model.js';
 import { openApiFeatures } from '../src/openapi-features.js';
@@ -23,6 +24,7 @@ true satisfies Same<client.ContentLookup, ContentLookupResult>;
 true satisfies Same<Omit<client.Job, 'result'>, Omit<ServerJob, 'result'>>;
 true satisfies Same<client.VerifyReport, ScrubReport>;
 true satisfies Same<client.RebuildReport, ServerRebuildReport>;
+true satisfies Same<client.BackfillReport, ServerBackfillReport>;
 
 describe('the client types (src/client/api-types.ts)', () => {
   it('are what openapi-typescript makes of the OpenAPI document today', async () => {

@@ -61,6 +61,10 @@ describe('AssetStoreClient', () => {
       timestamp: file.timestamp,
       is_trashed: false,
       is_corrupted: false,
+      size: 12,
+      width: null,
+      height: null,
+      taken_at: null,
     });
     expect(await store.meta(file.hash)).toEqual(fileRecord);
     expect(await store.list({ order: 'asc' })).toEqual({

@@ -101,6 +101,10 @@ describe('a service killed (SIGKILL) in the middle of concurrent ingests', () =>
             tags: ['crash'],
             is_trashed: false,
             is_corrupted: false,
+            size: asset.content.length,
+            width: null,
+            height: null,
+            taken_at: null,
           },
         });
       }

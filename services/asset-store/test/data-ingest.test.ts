@@ -39,6 +39,10 @@ describe('data ingest', () => {
         timestamp,
         is_trashed: false,
         is_corrupted: false,
+        size: Buffer.byteLength(text),
+        width: null,
+        height: null,
+        taken_at: null,
       },
     });
     expect((await storedAttributes(t, filename)).mime_type).toBe('application/json');

@@ -133,6 +133,10 @@ describe('POST /api/v1/can/0/ingest ahead of Express', () => {
           description: 'either way',
           is_trashed: false,
           is_corrupted: false,
+          size: 12,
+          width: null,
+          height: null,
+          taken_at: null,
         },
       });
       expect(await storedAttributes(t, filename)).toEqual({

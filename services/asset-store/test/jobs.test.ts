@@ -39,8 +39,8 @@ describe('admin jobs', () => {
   });
 
   it.each([
-    [{}, 'invalid kind: expected "verify" or "rebuild"'],
-    [{ kind: 'scrub' }, 'invalid kind: expected "verify" or "rebuild"'],
+    [{}, 'invalid kind: expected "verify", "rebuild" or "backfill"'],
+    [{ kind: 'scrub' }, 'invalid kind: expected "verify", "rebuild" or "backfill"'],
     [{ kind: 'rebuild', mode: 'medium' }, 'invalid mode: expected "soft" or "hard"'],
     [{ kind: 'verify', extra: 1 }, 'invalid body: unknown field "extra"'],
     [[], 'invalid body: expected a JSON object'],

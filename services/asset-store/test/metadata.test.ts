@@ -60,6 +60,10 @@ describe('PATCH', () => {
       timestamp,
       is_trashed: false,
       is_corrupted: false,
+      size: 1,
+      width: null,
+      height: null,
+      taken_at: null,
     });
     const attrs = await storedAttributes(t, filename);
     expect(attrs.tags).toBe('["new","two"]');

@@ -56,6 +56,10 @@ describeS3('rebuild on S3 (contract: rebuild lists the bucket)', (s3) => {
       timestamp,
       is_trashed: false,
       is_corrupted: false,
+      size: bare.length,
+      width: null,
+      height: null,
+      taken_at: null,
     });
     // Written back onto the object, so the next rebuild reads them instead of hashing.
     await expect(t.blobs.readAttributes(bareName)).resolves.toMatchObject({

@@ -98,6 +98,10 @@ describe('a resumable upload over a real service process', () => {
             tags: ['tus'],
             is_trashed: false,
             is_corrupted: false,
+            size: content.length,
+            width: null,
+            height: null,
+            taken_at: null,
           },
         });
         const onDisk = fs.readFileSync(path.join(root, `${done.timestamp}_${done.hash}_tus.bin`));

@@ -82,6 +82,10 @@ describe('resumable uploads (tus 1.0.0)', () => {
         human_path: 'a/b',
         is_trashed: false,
         is_corrupted: false,
+        size: content.length,
+        width: null,
+        height: null,
+        taken_at: null,
       },
     });
     const download = await fetch(`${base}${API}/asset/${done.hash}`);

@@ -25,10 +25,29 @@ export const assetRecordSchema = z.strictObject({
   is_corrupted: z
     .boolean()
     .describe('The content no longer matches the hash, or the file is gone (verifier).'),
+  size: z.int().min(0).describe('Size of the content in bytes.'),
+  width: z
+    .int()
+    .min(1)
+    .nullable()
+    .describe('Image width in pixels, after EXIF orientation; null for anything else.'),
+  height: z
+    .int()
+    .min(1)
+    .nullable()
+    .describe('Image height in pixels, after EXIF orientation; null for anything else.'),
+  taken_at: z
+    .int()
+    .nullable()
+    .describe(
+      'When the picture was taken (EXIF `DateTimeOriginal`, read as UTC unless ' +
+        '`OffsetTimeOriginal` gives the zone), Unix epoch milliseconds; null when unknown.',
+    ),
 });
 
 /**
  * The record as the API shows it: optional fields absent when unknown, `tags` always an
- * array. The same keys the files' attributes carry, less the content digest.
+ * array. The keys the files' attributes carry, less the content digest, plus `size`; the
+ * probed facts (`width`, `height`, `taken_at`) are always present, null when unknown.
  */
 export type AssetRecord = z.infer<typeof assetRecordSchema>;

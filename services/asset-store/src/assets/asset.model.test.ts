@@ -14,6 +14,9 @@ const row: AssetRow = {
   is_trashed: false,
   is_corrupted: true,
   content_sha256: null,
+  width: null,
+  height: null,
+  taken_at: null,
   path: 'x.txt',
   size: 1,
   indexed_at: new Date(0),
@@ -29,6 +32,10 @@ describe('asset record', () => {
       timestamp: 42,
       is_trashed: false,
       is_corrupted: true,
+      size: 1,
+      width: null,
+      height: null,
+      taken_at: null,
     });
   });
 });

@@ -13,13 +13,27 @@ export const OPTIONAL_FIELDS = [
   'human_path',
 ] as const;
 
+/** The facts probed from an image's content, kept in the row and the attributes alike. */
+export const PROBED_FIELDS = ['width', 'height', 'taken_at'] as const;
+
 // Compile-time checks: the record (asset-record.ts) is the files' attributes less the
-// content digest, and the mapper below copies each of its optional fields.
+// content digest, plus `size`, with the probed facts always present (null when unknown);
+// and the mapper below copies each of its optional fields.
 // Exact: optional fields and readonly count too (mutual assignability would let them by).
 type Same<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type OptionalKeys<T> = { [K in keyof T]-?: undefined extends T[K] ? K : never }[keyof T];
-true satisfies Same<AssetRecord, Omit<AssetAttributes, 'content_sha256'>>;
+type Flat<T> = { [K in keyof T]: T[K] };
+type Probed = {
+  [K in (typeof PROBED_FIELDS)[number]]-?: Exclude<AssetAttributes[K], undefined> | null;
+};
+true satisfies Same<
+  AssetRecord,
+  Flat<
+    Omit<AssetAttributes, 'content_sha256' | (typeof PROBED_FIELDS)[number]> &
+      Probed & { size: number }
+  >
+>;
 true satisfies Same<(typeof OPTIONAL_FIELDS)[number], OptionalKeys<AssetRecord>>;
 
 /** The one mapper from an index row to the record the API shows. */
@@ -31,6 +45,10 @@ export function toAssetRecord(row: AssetRow): AssetRecord {
     timestamp: Number(row.timestamp),
     is_trashed: row.is_trashed,
     is_corrupted: row.is_corrupted,
+    size: Number(row.size),
+    width: row.width,
+    height: row.height,
+    taken_at: row.taken_at === null ? null : Number(row.taken_at),
   };
   for (const key of OPTIONAL_FIELDS) {
     const value = row[key];
@@ -39,16 +57,36 @@ export function toAssetRecord(row: AssetRow): AssetRecord {
   return record;
 }
 
-/** The attributes a file carries for a record (the same fields, under the same names). */
-export function toAssetAttributes(record: AssetRecord): AssetAttributes {
-  return { ...record, tags: [...record.tags] };
+/**
+ * The attributes a file carries for its index row: the record less `size`, plus the
+ * content digest; the probed facts only where known.
+ */
+export function attributesFromRow(row: AssetRow): AssetAttributes {
+  const { width, height, taken_at, ...rest } = toAssetRecord(row);
+  const attrs: AssetAttributes = withoutSize(rest);
+  if (row.content_sha256 !== null) attrs.content_sha256 = row.content_sha256;
+  Object.assign(attrs, knownFacts({ width, height, taken_at }));
+  return attrs;
 }
 
-/** The attributes a file carries for its index row: the record plus the content digest. */
-export function attributesFromRow(row: AssetRow): AssetAttributes {
-  const attrs = toAssetAttributes(toAssetRecord(row));
-  if (row.content_sha256 !== null) attrs.content_sha256 = row.content_sha256;
-  return attrs;
+/** The probed facts that are known, as attributes carry them (absent when null). */
+export function knownFacts(facts: {
+  width: number | null;
+  height: number | null;
+  taken_at: number | null;
+}): Pick<AssetAttributes, (typeof PROBED_FIELDS)[number]> {
+  const known: Pick<AssetAttributes, (typeof PROBED_FIELDS)[number]> = {};
+  for (const key of PROBED_FIELDS) {
+    const value = facts[key];
+    if (value !== null) known[key] = value;
+  }
+  return known;
+}
+
+function withoutSize<T extends { size: number }>(record: T): Omit<T, 'size'> {
+  const copy: Partial<T> = { ...record };
+  delete copy.size;
+  return copy as Omit<T, 'size'>;
 }
 
 /** The index row for a file's attributes, stored at `path` (relative to the root). */
@@ -66,6 +104,9 @@ export function rowFromAttributes(attrs: AssetAttributes, path: string, size: nu
     is_trashed: attrs.is_trashed,
     is_corrupted: attrs.is_corrupted,
     content_sha256: attrs.content_sha256 ?? null,
+    width: attrs.width ?? null,
+    height: attrs.height ?? null,
+    taken_at: attrs.taken_at ?? null,
     path,
     size,
   };

@@ -16,6 +16,14 @@ export interface AssetTable {
   is_corrupted: Generated<boolean>;
   /** Plain SHA-256 of the content, lowercase hex; null until known for older files. */
   content_sha256: string | null;
+  /**
+   * Pixels after EXIF orientation; null for non-images, images sharp cannot read, and
+   * images indexed before these were kept until the backfill job probes them.
+   */
+  width: number | null;
+  height: number | null;
+  /** EXIF `DateTimeOriginal`, epoch ms; null when none. */
+  taken_at: number | null;
   /** Path of the file relative to `storage_root`, with `/` separators. */
   path: string;
   size: number;

@@ -14,8 +14,9 @@ import { AssetIndexWriter } from './asset-index-writer.js';
 import { decodeFormText } from './form-text.js';
 import { indentLossless, plainNumbers } from './json-numbers.js';
 import { parseInput } from '../validation.js';
-import { rowFromAttributes } from './asset.model.js';
+import { knownFacts, rowFromAttributes } from './asset.model.js';
 import { findAssetByHash } from './asset.repository.js';
+import { isImageType, PROBE_BYTES, probeMedia } from './media-probe.js';
 import {
   fileIngestFieldsSchema,
   ingestFieldsSchema,
@@ -159,7 +160,10 @@ export class IngestService {
       tags: fields.tags,
       ext,
     });
+    // Only images are probed (a header read, in libuv's pool); anything else has no facts.
+    const media = isImageType(mimeType) ? knownFacts(await this.#probe(staged)) : undefined;
     const attrs: AssetAttributes = {
+      ...media,
       hash: staged.hash,
       timestamp: staged.timestamp,
       mime_type: mimeType,
@@ -192,6 +196,16 @@ export class IngestService {
     const version = await placement.verifiedVersion?.catch(() => undefined);
     if (version) this.deps.identities?.record(placement.name, version);
     return { timestamp: staged.timestamp, hash: staged.hash, filename };
+  }
+
+  /** An image's facts from its staged header; nulls when it cannot be read. */
+  async #probe(staged: StagedBlob) {
+    try {
+      return await probeMedia(await this.deps.blobs.readStagedHead(staged, PROBE_BYTES));
+    } catch (err) {
+      await this.deps.blobs.discard(staged);
+      throw err;
+    }
   }
 
   /**

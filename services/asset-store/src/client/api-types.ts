@@ -372,7 +372,7 @@ export interface paths {
         /** The 50 most recent jobs, newest first */
         get: operations["listJobs"];
         put?: never;
-        /** Start a verify or rebuild job; answers at once with the job */
+        /** Start a verify, rebuild or backfill job; answers at once with the job */
         post: operations["startJob"];
         delete?: never;
         options?: never;
@@ -393,6 +393,23 @@ export interface paths {
         post?: never;
         /** Cancel a running job; answers once it has stopped (an ended job as it is) */
         delete: operations["cancelJob"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service root: a permanent redirect to the web console */
+        get: operations["root"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -481,6 +498,14 @@ export interface components {
             is_trashed: boolean;
             /** @description The content no longer matches the hash, or the file is gone (verifier). */
             is_corrupted: boolean;
+            /** @description Size of the content in bytes. */
+            size: number;
+            /** @description Image width in pixels, after EXIF orientation; null for anything else. */
+            width: number | null;
+            /** @description Image height in pixels, after EXIF orientation; null for anything else. */
+            height: number | null;
+            /** @description When the picture was taken (EXIF `DateTimeOriginal`, read as UTC unless `OffsetTimeOriginal` gives the zone), Unix epoch milliseconds; null when unknown. */
+            taken_at: number | null;
         };
         IngestResult: {
             timestamp: number;
@@ -542,7 +567,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            kind: "verify" | "rebuild";
+            kind: "verify" | "rebuild" | "backfill";
             /** @enum {string} */
             status: "running" | "done" | "failed" | "cancelled";
             /** @description Epoch milliseconds */
@@ -563,9 +588,19 @@ export interface components {
             /** @description Seconds left at the rate so far; null unless running */
             eta_s: number | null;
             /** @description Once ended: what POST /admin/verify or /admin/rebuild would answer (the counts so far when cancelled); null before */
-            result: components["schemas"]["VerifyReport"] | components["schemas"]["RebuildReport"] | null;
+            result: components["schemas"]["VerifyReport"] | components["schemas"]["RebuildReport"] | components["schemas"]["BackfillReport"] | null;
             /** @description Why the job failed */
             error: string | null;
+        };
+        BackfillReport: {
+            /** @description Images without their facts, probed */
+            probed: number;
+            /** @description Images read: width and height now known */
+            images: number;
+            /** @description Images sharp could not read (facts stay null) */
+            unreadable: number;
+            /** @description Images left for a later run (file unreadable) */
+            errors: number;
         };
     };
     responses: never;
@@ -1642,10 +1677,14 @@ export interface operations {
                 end_time?: number;
                 /** @description Comma-separated; the asset must carry every one. */
                 tags?: string;
-                /** @description Exact MIME type. */
+                /** @description Exact MIME type, or a whole family with `/*` (`image/*`). */
                 mime_type?: string;
                 /** @description Exact user. */
                 user?: string;
+                /** @description Free text: every whitespace-separated term must occur, case-insensitively, in `human_filename`, `human_path`, `description` or a tag (substring match, any Unicode; at most 16 terms). Empty: no filter. */
+                q?: string;
+                /** @description A folder: `human_path` equal to it or below it (`photos` matches `photos` and `photos/2026`, not `photos-old`). Slashes at either end are ignored. */
+                path?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description Matches skipped (after offset_time narrowed them). */
@@ -3087,6 +3126,9 @@ export interface operations {
                      * @enum {string}
                      */
                     mode?: "soft" | "hard";
+                } | {
+                    /** @constant */
+                    kind: "backfill";
                 };
             };
         };
@@ -3374,6 +3416,52 @@ export interface operations {
             };
             /** @description The storage or the index is out of space; nothing changed, a retry may succeed later */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    root: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /console/ */
+            308: {
+                headers: {
+                    Location?: "/console/";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description console: false (the path is not routed) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another method on this path (with `Allow`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure, logged; no detail in the body */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

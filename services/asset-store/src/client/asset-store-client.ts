@@ -137,7 +137,7 @@ export class AssetStoreClient {
     return dataOf(this.#api.POST('/api/v1/can/0/ingest', { body, signal }));
   }
 
-  /** `POST /admin/jobs`: starts a verify or rebuild job (admin token); answers it running. */
+  /** `POST /admin/jobs`: starts a verify, rebuild or backfill job (admin token); answers it running. */
   startJob(request: JobRequest): Promise<Job> {
     return dataOf(this.#api.POST('/api/v1/can/0/admin/jobs', { body: request }));
   }

@@ -7,6 +7,7 @@ export type {
   Asset,
   AssetPage,
   AssetPatch,
+  BackfillReport,
   ContentLookup,
   DataIngest,
   IngestFields,

@@ -20,18 +20,20 @@ export type Pagination = AssetPage['pagination'];
 export type IngestResult = Schemas['IngestResult'];
 /** What `POST /search/sha256` answers: the digests held (newest asset each) and the rest. */
 export type ContentLookup = Schemas['ContentLookup'];
-/** A verify or rebuild job of `/admin/jobs`, with its live progress. */
+/** A verify, rebuild or backfill job of `/admin/jobs`, with its live progress. */
 export type Job = Schemas['Job'];
 /** What a job does. */
 export type JobKind = Job['kind'];
 /** Where a job stands. */
 export type JobStatus = Job['status'];
-/** The body that starts a job: `{kind: 'verify'}` or `{kind: 'rebuild', mode?}`. */
+/** The body that starts a job: `{kind: 'verify'}`, `{kind: 'rebuild', mode?}` or `{kind: 'backfill'}`. */
 export type JobRequest = JsonBody<'startJob'>;
 /** The counts of a scrub (`POST /admin/verify`, a verify job's result). */
 export type VerifyReport = Schemas['VerifyReport'];
 /** The counts of a rebuild (`POST /admin/rebuild`, a rebuild job's result). */
 export type RebuildReport = Schemas['RebuildReport'];
+/** The counts of a backfill job (`{kind: 'backfill'}`): facts probed for older assets. */
+export type BackfillReport = Schemas['BackfillReport'];
 /** A `PATCH /asset/{hash}` body: new tags and/or description. */
 export type AssetPatch = JsonBody<'updateAsset'>;
 /** The body of `POST /ingest/data`: the JSON value and its metadata fields. */

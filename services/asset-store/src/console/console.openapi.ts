@@ -3,6 +3,19 @@ import { errorResponses, type OpenApiFeature } from '../openapi/openapi.js';
 /** `/console/`, the web console, in the OpenAPI document. */
 export const consoleOpenApi: OpenApiFeature = {
   paths: {
+    '/': {
+      get: {
+        summary: 'The service root: a permanent redirect to the web console',
+        operationId: 'root',
+        responses: {
+          '308': {
+            description: 'To /console/',
+            headers: { Location: { schema: { type: 'string', const: '/console/' } } },
+          },
+          ...errorResponses({ 404: 'console: false (the path is not routed)' }),
+        },
+      },
+    },
     '/console/': {
       get: {
         summary:

@@ -1,10 +1,22 @@
 import type { Rebuilder, RebuildMode } from '../admin/rebuild.service.js';
+import type { BackfillReport } from '../assets/media-backfill.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Verifier } from '../verifier/verifier.service.js';
 import type { JobProgress } from './job-progress.js';
 
 /** What `POST /admin/jobs` asks for. */
-export type JobRequest = { kind: 'verify' } | { kind: 'rebuild'; mode: RebuildMode };
+export type JobRequest =
+  { kind: 'verify' } | { kind: 'rebuild'; mode: RebuildMode } | { kind: 'backfill' };
+
+/** Probes the facts of assets indexed before they were kept (`media-backfill.ts`). */
+export interface Backfiller {
+  /** How many assets are left to probe. */
+  count(): Promise<number>;
+  backfill(options: {
+    signal: AbortSignal;
+    onProgress: (done: number) => void;
+  }): Promise<BackfillReport>;
+}
 
 /** Who does the work of each kind of job. */
 export interface JobWorkers {
@@ -12,6 +24,7 @@ export interface JobWorkers {
   rebuilder: Pick<Rebuilder, 'rebuild'>;
   /** Where the assets are (disk or bucket): a rebuild's total is their number. */
   blobs: Pick<BlobStore, 'list'>;
+  backfiller: Backfiller;
 }
 
 /** A running job as its work sees it: the signal that cancels it, the progress it reports. */
@@ -26,7 +39,14 @@ export function runJobWork(
   request: JobRequest,
   run: JobRun,
 ): Promise<unknown> {
-  return request.kind === 'verify' ? verify(workers, run) : rebuild(workers, request.mode, run);
+  if (request.kind === 'verify') return verify(workers, run);
+  if (request.kind === 'backfill') return backfill(workers, run);
+  return rebuild(workers, request.mode, run);
+}
+
+async function backfill({ backfiller }: JobWorkers, { signal, progress }: JobRun) {
+  progress.total = await backfiller.count();
+  return backfiller.backfill({ signal, onProgress: (done) => (progress.done = done) });
 }
 
 function verify({ verifier }: JobWorkers, { signal, progress }: JobRun) {

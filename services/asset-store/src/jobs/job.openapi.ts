@@ -17,6 +17,19 @@ const idParameter = {
   schema: { type: 'string', format: 'uuid' },
 };
 
+/** A backfill job's result (`media-backfill.ts`). */
+const backfillReport = {
+  type: 'object',
+  required: ['probed', 'images', 'unreadable', 'errors'],
+  additionalProperties: false,
+  properties: {
+    probed: { ...count, description: 'Images without their facts, probed' },
+    images: { ...count, description: 'Images read: width and height now known' },
+    unreadable: { ...count, description: 'Images sharp could not read (facts stay null)' },
+    errors: { ...count, description: 'Images left for a later run (file unreadable)' },
+  },
+};
+
 const job = {
   type: 'object',
   additionalProperties: false,
@@ -38,7 +51,7 @@ const job = {
   ],
   properties: {
     id: { type: 'string', format: 'uuid' },
-    kind: { type: 'string', enum: ['verify', 'rebuild'] },
+    kind: { type: 'string', enum: ['verify', 'rebuild', 'backfill'] },
     status: { type: 'string', enum: ['running', 'done', 'failed', 'cancelled'] },
     started_at: { ...count, description: 'Epoch milliseconds' },
     finished_at: { ...countOrNull, description: 'Epoch milliseconds; null while running' },
@@ -50,7 +63,7 @@ const job = {
     bytes_rate: { ...rateOrNull, description: 'Bytes per second since the start (verify)' },
     eta_s: { ...countOrNull, description: 'Seconds left at the rate so far; null unless running' },
     result: {
-      anyOf: [ref('VerifyReport'), ref('RebuildReport'), { type: 'null' }],
+      anyOf: [ref('VerifyReport'), ref('RebuildReport'), ref('BackfillReport'), { type: 'null' }],
       description:
         'Once ended: what POST /admin/verify or /admin/rebuild would answer (the counts so far when cancelled); null before',
     },
@@ -60,12 +73,12 @@ const job = {
 
 /** `/admin/jobs`: verify and rebuild as background jobs with live progress. */
 export const jobOpenApi: OpenApiFeature = {
-  schemas: { Job: job },
+  schemas: { Job: job, BackfillReport: backfillReport },
   paths: {
     [BASE]: {
       post: {
         operationId: 'startJob',
-        summary: 'Start a verify or rebuild job; answers at once with the job',
+        summary: 'Start a verify, rebuild or backfill job; answers at once with the job',
         security,
         requestBody: {
           required: true,
@@ -87,6 +100,12 @@ export const jobOpenApi: OpenApiFeature = {
                       kind: { const: 'rebuild' },
                       mode: { type: 'string', enum: ['soft', 'hard'], default: 'soft' },
                     },
+                  },
+                  {
+                    type: 'object',
+                    required: ['kind'],
+                    additionalProperties: false,
+                    properties: { kind: { const: 'backfill' } },
                   },
                 ],
               },

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { assetErrors } from '../errors.js';
 
-/** `POST /admin/jobs`: `{"kind": "verify"}` or `{"kind": "rebuild", "mode"?: "soft"|"hard"}`. */
+/**
+ * `POST /admin/jobs`: `{"kind": "verify"}`, `{"kind": "rebuild", "mode"?: "soft"|"hard"}`
+ * or `{"kind": "backfill"}`.
+ */
 export const jobRequestSchema = z.discriminatedUnion(
   'kind',
   [
@@ -10,8 +13,9 @@ export const jobRequestSchema = z.discriminatedUnion(
       kind: z.literal('rebuild'),
       mode: z.enum(['soft', 'hard'], { error: 'expected "soft" or "hard"' }).default('soft'),
     }),
+    z.strictObject({ kind: z.literal('backfill') }),
   ],
-  { error: 'expected "verify" or "rebuild"' },
+  { error: 'expected "verify", "rebuild" or "backfill"' },
 );
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,10 +1,10 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 
-/** `job`: one admin job (verify, rebuild) with its last saved progress and outcome. */
+/** `job`: one admin job (verify, rebuild, backfill) with its last saved progress and outcome. */
 export interface JobTable {
   id: string;
-  kind: 'verify' | 'rebuild';
-  /** A rebuild's requested mode; null for verify. */
+  kind: 'verify' | 'rebuild' | 'backfill';
+  /** A rebuild's requested mode; null for the others. */
   mode: string | null;
   status: 'running' | 'done' | 'failed' | 'cancelled';
   started_at: Date;

@@ -1,4 +1,5 @@
 import type { DatabaseHandle, InstanceLock, InstancePresence } from '@svc/database';
+import { backfillMedia, countUnprobed } from '../assets/media-backfill.js';
 import { instanceLock } from '@svc/database';
 import type { Logger } from 'pino';
 import { PurgeService } from '../admin/purge.service.js';
@@ -123,6 +124,10 @@ export function assembleServices(
     verifier: options.wrapJobVerifier ? options.wrapJobVerifier(verifier) : verifier,
     rebuilder,
     blobs,
+    backfiller: {
+      count: () => countUnprobed(db),
+      backfill: (run) => backfillMedia({ db, blobs, logger }, run),
+    },
     logger,
     instanceId: resources.presence.id,
     checkpointMs: options.jobCheckpointMs,

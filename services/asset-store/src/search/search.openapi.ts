@@ -58,8 +58,21 @@ const searchParameters: JsonObject[] = [
   query('start_time', 'Epoch ms, inclusive lower bound.', timestamp),
   query('end_time', 'Epoch ms, inclusive upper bound.', timestamp),
   query('tags', 'Comma-separated; the asset must carry every one.', { type: 'string' }),
-  query('mime_type', 'Exact MIME type.', text),
+  query('mime_type', 'Exact MIME type, or a whole family with `/*` (`image/*`).', text),
   query('user', 'Exact user.', text),
+  query(
+    'q',
+    'Free text: every whitespace-separated term must occur, case-insensitively, in ' +
+      '`human_filename`, `human_path`, `description` or a tag (substring match, any ' +
+      'Unicode; at most 16 terms). Empty: no filter.',
+    text,
+  ),
+  query(
+    'path',
+    'A folder: `human_path` equal to it or below it (`photos` matches `photos` and ' +
+      '`photos/2026`, not `photos-old`). Slashes at either end are ignored.',
+    text,
+  ),
 ];
 
 const answers = {

@@ -11,7 +11,13 @@ export interface AssetFilter {
   endTime?: number | undefined;
   tags?: readonly string[] | undefined;
   mimeType?: string | undefined;
+  /** A MIME type family with its slash (`image/`): `mime_type=image/*`. */
+  mimeFamily?: string | undefined;
   user?: string | undefined;
+  /** `q`'s terms: each must occur in the search text (case-insensitive substring). */
+  terms?: readonly string[] | undefined;
+  /** A folder: `human_path` equal to it or below it. */
+  pathPrefix?: string | undefined;
   application?: string | undefined;
   includeTrashed: boolean;
   includeCorrupted: boolean;
@@ -26,9 +32,14 @@ export interface PageWindow {
   offsetTime?: number | undefined;
 }
 
+/** `LIKE`'s wildcards and escape character, escaped, so `text` matches only itself. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 /** `LIKE` would treat these as wildcards; hex prefixes never contain them, but stay exact anyway. */
 function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${likeLiteral(prefix)}%`;
 }
 
 /** Conditions on the filter columns that `asset` and `asset_tag` both carry. */
@@ -44,7 +55,39 @@ function sharedConditions(f: AssetFilter): Expression<SqlBool>[] {
   ] as const) {
     if (value !== undefined) and.push(sql<SqlBool>`${sql.ref(column)} = ${value}`);
   }
+  if (f.mimeFamily !== undefined) {
+    and.push(sql<SqlBool>`${sql.ref('mime_type')} like ${likePrefix(f.mimeFamily)}`);
+  }
   return and;
+}
+
+/**
+ * What `q` searches, spelled exactly as the pg_trgm index's expression (migration
+ * `20261207080000_media_and_text_search`) so the planner matches it to the index.
+ */
+const SEARCH_TEXT = sql`asset_search_text(human_filename, human_path, description, tags)`;
+
+/**
+ * `q` and `path`, which only `asset` carries. Each term is a substring of the search text,
+ * which the database lowercased: the term is lowercased there too, so both fold alike.
+ */
+function textConditions(f: AssetFilter): Expression<SqlBool>[] {
+  const and: Expression<SqlBool>[] = [];
+  for (const term of f.terms ?? []) {
+    and.push(sql<SqlBool>`${SEARCH_TEXT} like lower(${`%${likeLiteral(term)}%`})`);
+  }
+  if (f.pathPrefix !== undefined) {
+    const path = sql.ref('human_path');
+    and.push(
+      sql<SqlBool>`(${path} = ${f.pathPrefix} or ${path} like ${likePrefix(`${f.pathPrefix}/`)})`,
+    );
+  }
+  return and;
+}
+
+/** True when the filter has a condition `asset_tag` and the kept counts cannot answer. */
+function hasTextFilter(f: AssetFilter): boolean {
+  return (f.terms?.length ?? 0) > 0 || f.pathPrefix !== undefined;
 }
 
 function matches(
@@ -72,7 +115,7 @@ function matches(
       : sql.ref('tags');
     and.push(sql<SqlBool>`${tags} @> ${sql.val(f.tags)}::text[]`);
   }
-  and.push(...sharedConditions(f));
+  and.push(...sharedConditions(f), ...textConditions(f));
   return eb.and(and);
 }
 
@@ -100,8 +143,10 @@ export async function tagIndexKey(
 ): Promise<string | undefined> {
   const tags = f.tags ?? [];
   if (tags.length === 0 || f.includeTrashed || f.includeCorrupted) return undefined;
-  // A hash or a digest is narrower than any tag.
-  if (f.hashPrefix !== undefined || f.contentSha256 !== undefined) return undefined;
+  // A hash or a digest is narrower than any tag; `asset_tag` has no text to search.
+  if (f.hashPrefix !== undefined || f.contentSha256 !== undefined || hasTextFilter(f)) {
+    return undefined;
+  }
   const keys: [string, string][] = tags.map((t) => ['tag', t]);
   if (f.application !== undefined) keys.push(['application', f.application]);
   if (f.user !== undefined) keys.push(['user', f.user]);
@@ -211,7 +256,9 @@ export function keptCountKey(f: AssetFilter): { dimension: string; value: string
     f.hashPrefix !== undefined ||
     f.contentSha256 !== undefined ||
     f.startTime !== undefined ||
-    f.endTime !== undefined
+    f.endTime !== undefined ||
+    f.mimeFamily !== undefined ||
+    hasTextFilter(f)
   ) {
     return undefined;
   }

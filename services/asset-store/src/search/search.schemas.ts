@@ -41,6 +41,17 @@ const tagList = z.string().transform((csv, ctx) => {
   return tags;
 });
 
+/** Most terms one `q` takes: each is one more condition on every candidate row. */
+export const MAX_TERMS = 16;
+
+/**
+ * The distinct terms of `q`. The database lowercases them, as it lowercases the text searched
+ * (migration `20261207080000_media_and_text_search`), so both fold case alike.
+ */
+export function searchTerms(q: string): string[] {
+  return [...new Set(q.split(/\s+/u).filter((t) => t !== ''))];
+}
+
 const pageFields = {
   limit: integer(1, 1000).default(50),
   offset: integer(0).default(0),
@@ -71,11 +82,23 @@ export const searchQuery = z.object({
   start_time: integer(0).optional(),
   end_time: integer(0).optional(),
   tags: tagList.optional(),
-  // Stored lowercase (MIME types are case-insensitive), so matched lowercase.
+  // Stored lowercase (MIME types are case-insensitive), so matched lowercase; `image/*`
+  // is the whole family.
   mime_type: text()
     .transform((v) => v?.toLowerCase())
     .optional(),
   user: text().optional(),
+  // Free text: each whitespace-separated term must occur somewhere (contract, "finding
+  // things"); no terms at all is no filter.
+  q: text()
+    .transform((v) => searchTerms(v ?? ''))
+    .refine((terms) => terms.length <= MAX_TERMS, `expected at most ${MAX_TERMS} terms`)
+    .optional(),
+  // A folder: `human_path` equal to it or below it. Slashes at either end are not part of
+  // a folder's name.
+  path: text()
+    .transform((v) => v?.replace(/^\/+|\/+$/g, '') || undefined)
+    .optional(),
 });
 
 /** Most digests one `POST /search/sha256` takes: the page size list and search allow. */

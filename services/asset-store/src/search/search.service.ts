@@ -48,9 +48,18 @@ export function searchFilter(q: SearchQuery): AssetFilter {
     startTime: q.start_time,
     endTime: q.end_time,
     tags: q.tags,
-    mimeType: q.mime_type,
+    ...mimeFilter(q.mime_type),
     user: q.user,
+    terms: q.q,
+    pathPrefix: q.path,
   };
+}
+
+/** `mime_type`: one type, or with `/*` (`image/*`) its whole family; `*\/*` is every type. */
+function mimeFilter(mimeType: string | undefined): Pick<AssetFilter, 'mimeType' | 'mimeFamily'> {
+  if (mimeType === undefined || mimeType === '*/*' || mimeType === '*') return {};
+  if (mimeType.endsWith('/*')) return { mimeFamily: mimeType.slice(0, -1) };
+  return { mimeType };
 }
 
 /** What list and search need. */

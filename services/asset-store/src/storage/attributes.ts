@@ -18,6 +18,14 @@ export interface AssetAttributes {
   is_corrupted: boolean;
   /** Plain SHA-256 of the content, lowercase hex; absent on files stored before it was kept. */
   content_sha256?: string;
+  /**
+   * An image's pixels after EXIF orientation and its EXIF date taken (epoch ms), probed
+   * from the content; absent when not known (not an image sharp reads, stored before these
+   * were kept, no date).
+   */
+  width?: number;
+  height?: number;
+  taken_at?: number;
 }
 
 /** The port: one set of attributes per asset file. */
@@ -50,6 +58,9 @@ export const ATTRIBUTE_KEYS = [
   'is_trashed',
   'is_corrupted',
   'content_sha256',
+  'width',
+  'height',
+  'taken_at',
 ] as const;
 
 /** One of the contract's attribute keys. */
@@ -108,6 +119,11 @@ export function decodeAttributes(
   // A malformed digest is as good as none: rebuild recomputes it.
   const sha256 = get('content_sha256');
   if (sha256 !== undefined && /^[0-9a-f]{64}$/.test(sha256)) attrs.content_sha256 = sha256;
+  // Probed facts: whole numbers; anything else is as good as none (the backfill probes again).
+  for (const key of ['width', 'height', 'taken_at'] as const) {
+    const value = get(key);
+    if (value !== undefined && /^-?\d{1,16}$/.test(value)) attrs[key] = Number(value);
+  }
   return attrs;
 }
 

@@ -124,6 +124,11 @@ export interface BlobStore {
     source: AsyncIterable<Buffer> | Iterable<Buffer>,
     limit?: SizeLimit,
   ): Promise<StagedBlob>;
+  /**
+   * The first `maxBytes` of a staged blob (all of it when shorter): an image's header, for
+   * its probed facts at ingest.
+   */
+  readStagedHead(staged: StagedBlob, maxBytes: number): Promise<Buffer>;
   /** Drops a staged blob that will not become an asset; fine when it is gone already. */
   discard(staged: StagedBlob): Promise<void>;
   /** Starts making `staged` the blob `name` with `attrs`; see `BlobPlacement`. */

@@ -13,6 +13,7 @@ import * as timestampAllocator from './20261126190000_timestamp_allocator.js';
 import * as assetCountSlots from './20261126190100_asset_count_slots.js';
 import * as jobInstance from './20261126200000_job_instance.js';
 import * as assetEvent from './20261207070000_asset_event.js';
+import * as mediaAndTextSearch from './20261207080000_media_and_text_search.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '20261126190100_asset_count_slots': assetCountSlots,
   '20261126200000_job_instance': jobInstance,
   '20261207070000_asset_event': assetEvent,
+  '20261207080000_media_and_text_search': mediaAndTextSearch,
 };

@@ -75,6 +75,17 @@ export class FsBlobStore implements BlobStore {
     return { ref: tmpPath, ...staged };
   }
 
+  async readStagedHead(staged: StagedBlob, maxBytes: number): Promise<Buffer> {
+    const handle = await fsp.open(staged.ref, 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(maxBytes, staged.size));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  }
+
   discard(staged: StagedBlob): Promise<void> {
     return discardFile(staged.ref);
   }

@@ -119,6 +119,19 @@ export class S3BlobStore implements BlobStore {
     return stageUpload(target, timestamp, source, limit);
   }
 
+  async readStagedHead(staged: StagedBlob, maxBytes: number): Promise<Buffer> {
+    if (staged.bytes) return staged.bytes.subarray(0, maxBytes);
+    if (staged.size === 0) return Buffer.alloc(0);
+    const got = await this.client.send(
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: staged.ref,
+        Range: `bytes=0-${Math.min(maxBytes, staged.size) - 1}`,
+      }),
+    );
+    return Buffer.from(await got.Body!.transformToByteArray());
+  }
+
   /** Never fails: while S3 is unreachable the staged object is removed later. */
   async discard(staged: StagedBlob): Promise<void> {
     if (staged.bytes) return;
