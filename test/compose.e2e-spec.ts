@@ -83,6 +83,28 @@ describe('docker-compose.yml, run as a user runs it', () => {
     });
   });
 
+  it('serves the chat app the relay image carries at the relay’s `/`', async () => {
+    const page = await fetch(`${RELAY}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('<title>Handle Relay</title>');
+    expect(html).toContain('<script defer src="/app.js"></script>');
+    expect(html).toContain('<link rel="manifest" href="/manifest.webmanifest" />');
+    for (const [file, type] of [
+      ['/app.js', /javascript/],
+      ['/sw.js', /javascript/],
+      ['/manifest.webmanifest', /^application\/manifest\+json/],
+      ['/icon-192.png', /^image\/png/],
+    ] as const) {
+      const res = await fetch(`${RELAY}${file}`);
+      expect([file, res.status]).toEqual([file, 200]);
+      expect(res.headers.get('content-type')).toMatch(type);
+    }
+    // A conversation's address is the app's too (client-side routing).
+    expect(await (await fetch(`${RELAY}/c/someone`)).text()).toBe(html);
+  });
+
   it('ingests an image, downloads it and makes its thumbnail', async () => {
     const form = new FormData();
     form.set('tags', 'smoke');
