@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import request from 'supertest';
+import { humanSize } from '../src/cli/asset-table.js';
 import { ingestFile, listen, type Ingested } from './asset-helpers.js';
 import { jsonLines, runCli } from './cli-runner.js';
 import { createTestApp, type TestApp } from './test-app.js';
@@ -35,6 +37,11 @@ afterAll(async () => {
   await t.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
+
+/** Epoch ms as a clock in Tokyo (UTC+9, no daylight saving) shows it. */
+function tokyo(ms: number): string {
+  return new Date(ms + 9 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+}
 
 /** The metadata record as the API answers it, to compare the CLI's output with. */
 async function meta(hash: string): Promise<Record<string, unknown>> {
@@ -81,13 +88,43 @@ describe('asset-store ls and search', () => {
     const table = await runCli(['search', '--application', 'cam'], { env });
     expect(table.code).toBe(0);
     const [header, ...rows] = table.out.trimEnd().split('\n');
-    expect(header).toMatch(/^HASH +TIME +TC +TYPE +TAGS +NAME$/);
+    expect(header).toMatch(/^HASH +TIME +TC +TYPE +SIZE +PIXELS +TAKEN +TAGS +NAME$/);
     expect(rows.map((r) => r.split(/ +/)[0])).toEqual([
       data.hash.slice(0, 12),
       photo.hash.slice(0, 12),
     ]);
     expect(rows[1]).toContain('trip,2026');
     expect(table.err).toBe('2 shown of 2\n');
+  });
+
+  it('search -q, --path and --mime-type image/* find a picture; the table shows its size, pixels and dates in local time', async () => {
+    const jpeg = await sharp({ create: { width: 40, height: 20, channels: 3, background: '#36c' } })
+      .jpeg()
+      .withExif({
+        IFD2: { DateTimeOriginal: '2024:05:06 07:08:09', OffsetTimeOriginal: '+02:00' },
+      })
+      .withMetadata({ orientation: 6 })
+      .toBuffer();
+    const picture = await ingestFile(t.app, jpeg, 'IMG_1.jpg', {
+      human_file_name: 'Strand.jpg',
+      human_readable_path: 'photos/2024',
+    });
+    const args = ['search', '--json', '-q', 'STRAND 2024', '--path', 'photos'];
+    const found = await runCli([...args, '--mime-type', 'image/*'], { env });
+    expect(jsonLines(found.out)).toEqual([await meta(picture.hash)]);
+    const sibling = await runCli(['search', '--json', '-q', 'strand', '--path', 'photo'], { env });
+    expect(jsonLines(sibling.out)).toEqual([]);
+    // Tokyo is UTC+9 all year: ingest and taken times are shown there, not in UTC.
+    const table = await runCli(['search', '--q', 'strand'], { env: { ...env, TZ: 'Asia/Tokyo' } });
+    const [, row] = table.out.trimEnd().split('\n');
+    expect(row).toContain(
+      `${picture.hash.slice(0, 12)}  ${tokyo(picture.timestamp)}  --  image/jpeg`,
+    );
+    expect(row).toMatch(
+      new RegExp(
+        `  ${humanSize(jpeg.length)} +20x40 +2024-05-06 14:08:09 +photos/2024/Strand.jpg$`,
+      ),
+    );
   });
 
   it('passes a bad filter to the store, which names it: exit 1', async () => {

@@ -19,6 +19,8 @@ export interface QueryFlags {
   tags?: string;
   mimeType?: string;
   user?: string;
+  q?: string;
+  path?: string;
 }
 
 /** Adds the list options (`GET /list`) to a command. */
@@ -42,8 +44,13 @@ export function searchOptions(command: Command): Command {
     .option('--start-time <time>', 'from this time on (epoch ms or ISO 8601)')
     .option('--end-time <time>', 'up to this time (epoch ms or ISO 8601)')
     .option('--tags <tags>', 'comma-separated; every one must be present')
-    .option('--mime-type <type>', 'exact MIME type')
-    .option('--user <user>', 'exact user');
+    .option('--mime-type <type>', 'exact MIME type, or a family: image/*')
+    .option('--user <user>', 'exact user')
+    .option(
+      '-q, --q <text>',
+      'free text: every word in the name, folder, description or a tag (any case)',
+    )
+    .option('--path <folder>', 'this folder (human_path) and every folder below it');
 }
 
 /** The query parameters the flags stand for; the store validates the values themselves. */
@@ -63,6 +70,8 @@ export function queryOf(flags: QueryFlags): SearchQuery {
     tags: flags.tags,
     mime_type: flags.mimeType,
     user: flags.user,
+    q: flags.q,
+    path: flags.path,
   };
 }
 
