@@ -6,6 +6,7 @@ import { followInbox } from '../client/inbox-stream.js';
 import { generateKeyPair, primaryOf } from '../client/keys.js';
 import { CLI_ENV } from './cli-env.js';
 import { MessageReader, sendText } from './message-lines.js';
+import { CheckFailed, DEFAULT_PINS_FILE, runTrustCommand, TRUST_USAGE } from './trust-commands.js';
 
 /** Where the CLI writes and what it reads from the environment. */
 export interface CliIo {
@@ -39,7 +40,7 @@ commands:
                                   (--since, --limit)
   listen <handle>                 follow the live stream, one JSON line per message;
                                   reconnects with Last-Event-ID after a drop (--since)
-
+${TRUST_USAGE}
 A message line is {"seq","from","from_handle","text","sent_at"} for an encrypted envelope
 that opens with the key ({"seq","from","from_handle","to","text","sent_at"} for a copy of
 one this key sent to "to"), else {"seq","envelope","error"}.
@@ -52,6 +53,12 @@ options:
   --limit <n>      inbox: page size (1-500, default 100)
   --raw            send: the envelope is JSON, sent unencrypted as written
   --force          keygen: replace an existing key file (its handle is lost with it)
+  --pins <file>    verify/safety/monitor: pinned keys and the last kept tree head
+                   (default ./${DEFAULT_PINS_FILE})
+  --accept         verify: pin a key that changed unexplained
+  --watch <handle> monitor: a handle whose links to check (repeatable)
+  --once           monitor: check once and exit
+  --interval <ms>  monitor: time between heads (default 5000)
 `;
 
 class UsageError extends Error {}
@@ -67,6 +74,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (err instanceof UsageError) {
       io.stderr(`handle-relay: ${err.message}\n\n${USAGE}`);
       return 2;
+    }
+    if (err instanceof CheckFailed) {
+      io.stderr(`handle-relay: ${err.message}\n`);
+      return 1;
     }
     if (err instanceof RelayClientError) {
       io.stderr(`handle-relay: ${err.status} ${err.code}: ${err.message}\n`);
@@ -91,6 +102,11 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
         limit: { type: 'string' },
         raw: { type: 'boolean' },
         force: { type: 'boolean' },
+        pins: { type: 'string' },
+        accept: { type: 'boolean' },
+        watch: { type: 'string', multiple: true },
+        once: { type: 'boolean' },
+        interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -226,8 +242,21 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
       await printed;
       return;
     }
-    default:
-      throw new UsageError(`unknown command ${command}`);
+    default: {
+      const known = await runTrustCommand(command, args, {
+        client,
+        keyFile,
+        pinsFile: values.pins ?? DEFAULT_PINS_FILE,
+        watch: values.watch ?? [],
+        accept: values.accept ?? false,
+        once: values.once ?? false,
+        intervalMs: intOption(values.interval, 'interval') ?? 5000,
+        signal: io.signal,
+        stdout: io.stdout,
+        stderr: io.stderr,
+      });
+      if (!known) throw new UsageError(`unknown command ${command}`);
+    }
   }
 }
 

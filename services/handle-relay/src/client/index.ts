@@ -41,6 +41,17 @@ export {
   verifyChain,
 } from './sigchain.js';
 export type { RotationInput, SigchainLink, VerifiedChain } from './sigchain.js';
+export {
+  MemoryPinStore,
+  TrustError,
+  advanceHead,
+  checkChainLogged,
+  headSignatureValid,
+  rotationExplains,
+  safetyNumber,
+  verifyHandle,
+} from './trust.js';
+export type { Pin, PinStatus, PinStore, VerifiedHandle } from './trust.js';
 export { followInbox } from './inbox-stream.js';
 export type { FollowOptions, InboxMessage, StreamEvent } from './inbox-stream.js';
 export { generateKeyPair, keyPairFromSecret, keyPairFromSeed, primaryOf } from './keys.js';
