@@ -76,9 +76,10 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
     }
     const match = /^#\/c\/(.+)$/.exec(hash)?.[1];
     const peer = match === undefined ? undefined : decodeURIComponent(match);
+    // Viewing first: the thread on screen is drawn as read.
+    void session.view(peer);
     chat = new ChatView(session, peer);
     show(chat.element);
-    void session.view(peer);
     resolveSeqRoute();
   };
   addEventListener('hashchange', route);

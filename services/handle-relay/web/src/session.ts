@@ -172,7 +172,8 @@ export class Session {
     if (last === (this.reads[key] ?? 0)) return;
     this.reads[key] = last;
     await this.store.saveReadMarks(this.reads);
-    this.changed();
+    // The conversation on screen already shows no unread: nothing to draw again.
+    if (key !== this.viewing || document.visibilityState !== 'visible') this.changed();
   }
 
   private isUnread(m: StoredMessage): boolean {
@@ -230,8 +231,9 @@ export class Session {
         sender: this.keys,
         sentAt,
       });
-      // The time sealed is kept before the send: a copy arriving meanwhile finds it.
-      await this.keep([{ ...queued, sent_at: sentAt }]);
+      // The time sealed is held before the send (a copy arriving meanwhile finds it); it is
+      // written with the answer.
+      this.byId.set(id, { ...queued, sent_at: sentAt });
       const { seq, created_at } = await this.client.send(record.handle, envelope);
       stored = {
         ...(this.byId.get(id) ?? queued),

@@ -12,6 +12,7 @@ function canWriteTo(peer: string): boolean {
 export class ChatView {
   readonly element: HTMLElement;
   private readonly list = h('ul', { class: 'conversations' });
+  private readonly items = new Map<string, { shape: string; element: HTMLLIElement }>();
   private readonly messages = h('ol', {
     class: 'messages',
     role: 'log',
@@ -91,10 +92,24 @@ export class ChatView {
           ),
         );
       }
-      group.list.append(messageItem(m, (id) => void this.session.retry(id)));
+      group.list.append(this.itemOf(m));
     }
     this.messages.replaceChildren(...groups);
     if (stick) this.messages.scrollTop = this.messages.scrollHeight;
+  }
+
+  /**
+   * A message's element, built once and kept while the message is unchanged: a thread is
+   * drawn again on every change, and rebuilding a long one for each message sent or
+   * received would cost more with every message.
+   */
+  private itemOf(m: StoredMessage): HTMLLIElement {
+    const shape = `${m.state ?? ''}|${m.seq}|${m.sendError ?? ''}|${m.error ?? ''}|${m.text}`;
+    const kept = this.items.get(m.id);
+    if (kept?.shape === shape) return kept.element;
+    const element = messageItem(m, (id) => void this.session.retry(id));
+    this.items.set(m.id, { shape, element });
+    return element;
   }
 
   private threadSection(peer: string): HTMLElement {
