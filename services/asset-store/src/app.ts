@@ -23,6 +23,7 @@ import { fromDatabaseError } from './db/pg-errors.js';
 import { openApiFeatures } from './openapi-features.js';
 import { healthRoutes } from './health/health.routes.js';
 import { jobRoutes } from './jobs/job.routes.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import type { AssetRuntime } from './runtime/asset-runtime.js';
 import { searchRoutes } from './search/search.routes.js';
@@ -85,6 +86,7 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
       purge: services.purge,
     }),
   );
+  app.use(API_BASE, webhookRoutes({ adminToken: config.admin_token, webhooks: services.webhooks }));
   app.use(
     API_BASE,
     jobRoutes({ adminToken: config.admin_token, jobs, maxJsonBytes: config.max_json_bytes }),

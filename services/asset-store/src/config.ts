@@ -54,6 +54,8 @@ export const configSchema = z.object({
   webhook_retry_hours: z.number().positive().max(8760).default(24),
   /** Webhook URLs may point at private, loopback and link-local addresses (tests, one LAN). */
   webhook_allow_private: z.boolean().default(false),
+  /** The first retry of a failed webhook delivery after this long; each next one doubles (to 1 h). */
+  webhook_retry_first_seconds: z.number().positive().max(30).default(5),
 });
 
 /** The validated, frozen asset-store configuration. */

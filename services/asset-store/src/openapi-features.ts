@@ -10,6 +10,7 @@ import type { OpenApiFeature } from './openapi/openapi.js';
 import { searchOpenApi } from './search/search.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { uploadOpenApi } from './uploads/upload.openapi.js';
+import { webhookOpenApi } from './webhooks/webhook.openapi.js';
 
 /** Every feature's part of `/openapi.json`, merged by `buildOpenApiDocument`. */
 export const openApiFeatures: readonly OpenApiFeature[] = [
@@ -21,6 +22,7 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   uploadOpenApi,
   adminOpenApi,
   jobOpenApi,
+  webhookOpenApi,
   consoleOpenApi,
   apiDocsOpenApi,
 ];

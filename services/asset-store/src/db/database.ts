@@ -5,6 +5,11 @@ import { migrations } from './migrations/index.js';
 import type { AssetTable } from '../assets/asset.table.js';
 import type { AttributeIntentTable } from '../assets/attribute-intent.table.js';
 import type { AssetEventHeadTable, AssetEventTable } from '../changes/change.table.js';
+import type {
+  WebhookAttemptTable,
+  WebhookDeliveryTable,
+  WebhookTable,
+} from '../webhooks/webhook.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { TimestampAllocatorTable } from '../timestamps/timestamp-allocator.table.js';
@@ -18,6 +23,9 @@ export interface Database {
   attribute_intent: AttributeIntentTable;
   job: JobTable;
   timestamp_allocator: TimestampAllocatorTable;
+  webhook: WebhookTable;
+  webhook_delivery: WebhookDeliveryTable;
+  webhook_attempt: WebhookAttemptTable;
 }
 
 /** The one Postgres schema this service owns. */

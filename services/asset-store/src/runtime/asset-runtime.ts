@@ -124,10 +124,11 @@ export async function createAssetRuntime(
     ping: () => index.ping(),
     storageProblem: () => opened.storageProblem(),
     startBackground() {
-      const { verifier, metrics, changes } = services;
+      const { verifier, metrics, changes, webhooks } = services;
+      services.webhookDispatcher.start();
       // Change feed retention: now, then hourly (each instance; deleting twice is harmless).
       const prune = () =>
-        void changes.prune().catch((err: unknown) => {
+        void Promise.all([changes.prune(), webhooks.prune()]).catch((err: unknown) => {
           logger.warn({ err }, 'change feed: pruning old events failed; retried in an hour');
         });
       prune();
@@ -156,6 +157,7 @@ export async function createAssetRuntime(
     },
     async close() {
       clearInterval(pruning);
+      await services.webhookDispatcher.stop();
       uploadExpiry.stop();
       await blobWatch?.stop();
       await worker?.stop();

@@ -29,6 +29,10 @@ import type { SoloIssuer } from '../timestamps/timestamp-solo.js';
 import { uploadStoreFor, type AssetUploadStore } from '../uploads/upload-store.js';
 import { UploadService } from '../uploads/upload.service.js';
 import { Verifier } from '../verifier/verifier.service.js';
+import { WebhookMetrics } from '../webhooks/webhook-metrics.js';
+import { WebhookDispatcher } from '../webhooks/webhook.dispatcher.js';
+import { backlog } from '../webhooks/webhook.repository.js';
+import { WebhookService } from '../webhooks/webhook.service.js';
 
 /** The opened outside I/O of one process: the index, the storage root and the blob store. */
 export interface AssetResources {
@@ -73,6 +77,9 @@ export interface AssetServices {
   uploadStore: AssetUploadStore;
   uploads: UploadService;
   changes: ChangeFeed;
+  webhooks: WebhookService;
+  /** Delivers the feed to the webhooks; started with the background work. */
+  webhookDispatcher: WebhookDispatcher;
 }
 
 /** Where timestamps come from: the shared index, or process memory (the embedded database). */
@@ -167,6 +174,13 @@ export function assembleServices(
     stagingDir: layout.tmp,
     maxBytes: config.max_upload_bytes,
   });
+  const changes = new ChangeFeed({
+    db,
+    signal: resources.changeSignal,
+    clock: options.clock,
+    retentionDays: config.changes_retention_days,
+    logger,
+  });
   metrics.collectFrom({
     assetTotals: () => assetTotalsByState(db),
     runningJobs: () => jobs.runningSamples(),
@@ -183,12 +197,22 @@ export function assembleServices(
     purge: new PurgeService({ db, blobs }),
     uploadStore,
     uploads,
-    changes: new ChangeFeed({
+    changes,
+    webhooks: new WebhookService({
       db,
-      signal: resources.changeSignal,
       clock: options.clock,
+      allowPrivate: config.webhook_allow_private,
       retentionDays: config.changes_retention_days,
+    }),
+    webhookDispatcher: new WebhookDispatcher({
+      db,
+      changes,
+      clock: options.clock,
       logger,
+      metrics: new WebhookMetrics(metrics.http.registry, () => backlog(db), options.clock),
+      allowPrivate: config.webhook_allow_private,
+      retryHours: config.webhook_retry_hours,
+      firstRetryMs: config.webhook_retry_first_seconds * 1000,
     }),
   };
 }

@@ -14,6 +14,7 @@ import * as assetCountSlots from './20261126190100_asset_count_slots.js';
 import * as jobInstance from './20261126200000_job_instance.js';
 import * as assetEvent from './20261207070000_asset_event.js';
 import * as mediaAndTextSearch from './20261207080000_media_and_text_search.js';
+import * as webhook from './20261207090000_webhook.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '20261126200000_job_instance': jobInstance,
   '20261207070000_asset_event': assetEvent,
   '20261207080000_media_and_text_search': mediaAndTextSearch,
+  '20261207090000_webhook': webhook,
 };
