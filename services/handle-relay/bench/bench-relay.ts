@@ -45,6 +45,8 @@ export async function startBenchRelay(): Promise<BenchRelay> {
     version: 'bench',
     now: Date.now,
     relay,
+    // bench:identity's baseline child: registrations as they were before the log.
+    registrationsWithoutLog: process.env.BENCH_WITHOUT_LOG === '1',
   });
   return {
     app,

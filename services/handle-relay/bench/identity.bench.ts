@@ -69,6 +69,13 @@ async function main(): Promise<void> {
   const app = await startChild('app', {
     BENCH_DATABASE_URL: appDb.target.kind === 'postgres' ? appDb.target.url : '',
   });
+  // The log's baseline: the same app whose registrations write no eldest link (as before
+  // the transparency log), on a database of its own, fed the very same registrations.
+  const bareDb = await createTestDatabase('bench_identity_nolog');
+  const bareApp = await startChild('app', {
+    BENCH_DATABASE_URL: bareDb.target.kind === 'postgres' ? bareDb.target.url : '',
+    BENCH_WITHOUT_LOG: '1',
+  });
   const ids = Array.from({ length: REGISTRATIONS }, () => identity());
   const handles = ids.map((_, i) => `bench-${i}`);
   const registrations = ids.map((who, i) => ({
@@ -91,8 +98,9 @@ async function main(): Promise<void> {
     body: signedRegistration('bench.test', `warm-${i}`, identity()),
   }));
   await phase(app, { amount: warmUp.length, requests: cycling(warmUp, true) });
+  await phase(bareApp, { amount: warmUp.length, requests: cycling(warmUp, true) });
   const perRound = Math.floor(registrations.length / ROUNDS);
-  const rounds: { express: Phase; inserts: number; reg: Phase }[] = [];
+  const rounds: { express: Phase; inserts: number; reg: Phase; noLog: Phase }[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const express = await phase(expressChild, {
       duration: PHASE_SECONDS,
@@ -100,10 +108,13 @@ async function main(): Promise<void> {
     });
     const inserts = await insertBench.run(PHASE_SECONDS);
     const chunk = registrations.slice(r * perRound, (r + 1) * perRound);
+    const noLog = await phase(bareApp, { amount: chunk.length, requests: cycling(chunk, true) });
     const reg = await phase(app, { amount: chunk.length, requests: cycling(chunk, true) });
-    rounds.push({ express, inserts, reg });
+    rounds.push({ express, inserts, reg, noLog });
   }
   await expressChild.stop();
+  await bareApp.stop();
+  await bareDb.drop();
   await insertBench.close();
   const registered = handles.slice(0, perRound * ROUNDS);
 
@@ -136,7 +147,11 @@ async function main(): Promise<void> {
     rounds.map((x) => x.reg.rps / (0.5 * Math.min(x.express.rps, x.inserts))),
   );
   const regCpu = median(rounds.map((x) => x.reg.cpuMicrosPerRequest));
-  const regNon2xx = rounds.reduce((n, x) => n + x.reg.non2xx + x.reg.errors, 0);
+  const logRatio = median(rounds.map((x) => x.reg.rps / x.noLog.rps));
+  const regNon2xx = rounds.reduce(
+    (n, x) => n + x.reg.non2xx + x.reg.errors + x.noLog.non2xx + x.noLog.errors,
+    0,
+  );
   const authRatio = auth.ratio;
   const row = (name: string, v: string, note = '') =>
     console.log(`${name.padEnd(44)}${v.padStart(14)}  ${note}`);
@@ -155,6 +170,11 @@ async function main(): Promise<void> {
     '  single-row Postgres inserts',
     `${fmt(inserts)}/s`,
     `rounds ${rounds.map((x) => fmt(x.inserts)).join(', ')}`,
+  );
+  row(
+    '  registrations without the log',
+    `${fmt(median(rounds.map((x) => x.noLog.rps)))}/s`,
+    `rounds ${rounds.map((x) => fmt(x.noLog.rps)).join(', ')} (same app, no eldest link)`,
   );
   console.log('handle-relay');
   row(
@@ -182,6 +202,11 @@ async function main(): Promise<void> {
     '  registrations / (0.5 × min(express, inserts))',
     `${fmt(regRatio, 2)}×`,
     `median over rounds, target ≥ 1: ${regRatio >= 1 ? 'MET' : 'MISSED'}`,
+  );
+  row(
+    '  registrations with the log / without',
+    `${fmt(logRatio, 2)}×`,
+    `median over rounds, target ≥ 0.8: ${logRatio >= 0.8 ? 'MET' : 'MISSED'}`,
   );
   row(
     '  auth CPU per signed request ≤ 1.15 × verify',

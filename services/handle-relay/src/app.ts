@@ -52,6 +52,8 @@ export interface AppDeps {
   now: () => number;
   /** Messaging runtime: pub/sub, open streams, push fan-out (`createRelayRuntime`). */
   relay: RelayRuntime;
+  /** Benchmarks only (bench:identity's baseline): registrations write no eldest link. */
+  registrationsWithoutLog?: boolean;
 }
 
 /** The app as Node's HTTP server calls it (`http.createServer(app)`, supertest). */
@@ -127,7 +129,17 @@ export function createApp(deps: AppDeps): App {
       }),
     ),
   );
-  app.use(handleRoutes(new HandleService({ db, config, now, metrics: relay.metrics })));
+  app.use(
+    handleRoutes(
+      new HandleService({
+        db,
+        config,
+        now,
+        metrics: relay.metrics,
+        log: !deps.registrationsWithoutLog,
+      }),
+    ),
+  );
   app.use(
     sigchainRoutes(
       new SigchainService({

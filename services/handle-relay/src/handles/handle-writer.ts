@@ -33,7 +33,11 @@ export class HandleWriter {
     fail: (batch) => batch.forEach((p) => p.resolve(false)),
   });
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** False only for bench:identity's baseline: no eldest links, no log. */
+    private readonly log = true,
+  ) {}
 
   /** Stores `row` with others of the moment; false when the batch did not store it. */
   tryInsert(row: NewRegistration): Promise<boolean> {
@@ -64,7 +68,7 @@ export class HandleWriter {
   /** Answers each row whether it went in; a failed statement answers false to all (`fail`). */
   async #write(batch: Pending[]): Promise<void> {
     const rows = batch.map((p) => p.row);
-    const stored = new Set(await insertHandlesSkippingTaken(this.db, rows));
+    const stored = new Set(await insertHandlesSkippingTaken(this.db, rows, this.log));
     for (const p of batch) p.resolve(stored.has(p.row.row.handle));
   }
 }

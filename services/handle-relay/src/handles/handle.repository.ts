@@ -33,7 +33,12 @@ function eldestOf(r: NewRegistration) {
  * Inserts a new handle and appends its eldest link to the log, in one transaction; unique
  * violations surface to the caller to map.
  */
-export async function insertHandle(db: Kysely<Database>, reg: NewRegistration): Promise<HandleRow> {
+export async function insertHandle(
+  db: Kysely<Database>,
+  reg: NewRegistration,
+  log = true,
+): Promise<HandleRow> {
+  if (!log) return db.insertInto('handle').values(reg.row).returningAll().executeTakeFirstOrThrow();
   return db.transaction().execute(async (trx) => {
     const size = await lockTree(trx);
     const row = await trx
@@ -49,12 +54,23 @@ export async function insertHandle(db: Kysely<Database>, reg: NewRegistration): 
 /**
  * Inserts many new handles in one transaction, skipping rows whose handle or primary is
  * taken (by a stored row or an earlier row of the same statement), and appends the eldest
- * links of those stored to the log; returns the handles stored.
+ * links of those stored to the log; returns the handles stored. `log` false (bench:identity's
+ * baseline only) writes the handles alone, as before the log existed.
  */
 export async function insertHandlesSkippingTaken(
   db: Kysely<Database>,
   regs: readonly NewRegistration[],
+  log = true,
 ): Promise<string[]> {
+  if (!log) {
+    const stored = await db
+      .insertInto('handle')
+      .values(regs.map((r) => r.row))
+      .onConflict((oc) => oc.doNothing())
+      .returning('handle')
+      .execute();
+    return stored.map((r) => r.handle);
+  }
   return db.transaction().execute(async (trx) => {
     const size = await lockTree(trx);
     const stored = await trx

@@ -24,6 +24,8 @@ export interface HandleServiceDeps {
   now: () => number;
   /** Registrations, for `/metrics`. */
   metrics?: Pick<RelayMetrics, 'registered'>;
+  /** False only for bench:identity's baseline: registrations without the log. */
+  log?: boolean;
 }
 
 /** Registration, lookups and proofs: the identity rules of the relay. */
@@ -31,7 +33,7 @@ export class HandleService {
   readonly #writer: HandleWriter;
 
   constructor(private readonly deps: HandleServiceDeps) {
-    this.#writer = new HandleWriter(deps.db);
+    this.#writer = new HandleWriter(deps.db, deps.log ?? true);
   }
 
   #record(row: HandleRow): HandleRecord {
@@ -65,7 +67,7 @@ export class HandleService {
       return this.#record(row);
     }
     try {
-      const inserted = await repo.insertHandle(this.deps.db, reg);
+      const inserted = await repo.insertHandle(this.deps.db, reg, this.deps.log ?? true);
       this.deps.metrics?.registered();
       return this.#record(inserted);
     } catch (err) {
