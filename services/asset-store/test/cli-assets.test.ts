@@ -182,6 +182,23 @@ describe('asset-store get', () => {
     expect(fs.readFileSync(out)).toEqual(content);
   });
 
+  it('leaves a file already there alone, naming its absolute path, unless --force: exit 1', async () => {
+    fs.writeFileSync(path.join(work, 'holiday photo.bin'), 'mine');
+    const kept = await runCli(['get', photo.hash], { env, cwd: work });
+    expect(kept).toEqual({
+      code: 1,
+      out: '',
+      err: `asset-store: ${path.join(work, 'holiday photo.bin')} already exists: not overwritten (--force replaces it)\n`,
+    });
+    expect(fs.readFileSync(path.join(work, 'holiday photo.bin'), 'utf8')).toBe('mine');
+    const out = path.join(work, 'named.bin');
+    fs.writeFileSync(out, 'mine too');
+    expect((await runCli(['get', photo.hash, '-o', out], { env })).code).toBe(1);
+    expect(fs.readFileSync(out, 'utf8')).toBe('mine too');
+    expect((await runCli(['get', photo.hash, '-o', out, '--force'], { env })).code).toBe(0);
+    expect(fs.readFileSync(out)).toEqual(content);
+  });
+
   it('writes to stdout with -o -', async () => {
     const run = await runCli(['get', notes.hash, '-o', '-'], { env });
     expect(run).toEqual({ code: 0, out: 'some notes', err: '' });

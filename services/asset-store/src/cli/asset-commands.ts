@@ -48,12 +48,14 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
     .description('download an asset, continuing a partial download; checks Repr-Digest')
     .argument('<hash>', 'hash, or a unique prefix of at least 8 hex characters')
     .option('-o, --output <file>', 'where to write it (`-` for stdout; default: its file name)')
-    .action(async (hash: string, flags: { output?: string }, cmd: Command) => {
+    .option('--force', 'replace a file already there (default: leave it, exit 1)')
+    .action(async (hash: string, flags: { output?: string; force?: boolean }, cmd: Command) => {
       const c = ctx.client(cmd);
       const result = await downloadAsset({
         client: c,
         hash: await resolveHash(c, hash),
         output: flags.output,
+        force: flags.force,
         stdout: ctx.io.binaryOut,
         signal: ctx.io.stop,
       });

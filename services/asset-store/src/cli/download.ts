@@ -26,6 +26,8 @@ export interface DownloadOptions {
   output?: string;
   stdout: NodeJS.WritableStream;
   signal: AbortSignal;
+  /** Replace a file already at the target; without it such a file is left alone (exit 1). */
+  force?: boolean;
 }
 
 /**
@@ -50,6 +52,13 @@ export async function downloadAsset(options: DownloadOptions): Promise<DownloadR
     res = await get(options, hash, 0);
   }
   if (res.statusCode >= 400) await readData(res);
+  const target = options.output ?? fileNameOf(res.headers['content-disposition'], hash);
+  if (!options.force && (await exists(target))) {
+    await res.body.dump();
+    throw new CliError(
+      `${path.resolve(target)} already exists: not overwritten (--force replaces it)`,
+    );
+  }
   const resumed = res.statusCode === 206 ? offset : 0;
   const sha = createHash('sha256');
   if (resumed > 0) {
@@ -74,9 +83,15 @@ export async function downloadAsset(options: DownloadOptions): Promise<DownloadR
     await fsp.rm(part, { force: true });
     throw new CliError(`${hash}: the content does not match Repr-Digest; partial file removed`);
   }
-  const target = options.output ?? fileNameOf(res.headers['content-disposition'], hash);
   await fsp.rename(part, target);
   return { path: target, hash, bytes, resumed_from: resumed, digest };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fsp.stat(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function toStdout(options: DownloadOptions, hash: string): Promise<DownloadResult> {
