@@ -27,6 +27,7 @@ import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { openApiRoutes } from './openapi/openapi.routes.js';
 import type { AssetRuntime } from './runtime/asset-runtime.js';
 import { searchRoutes } from './search/search.routes.js';
+import { browseRoutes } from './browse/browse.routes.js';
 import { thumbnailRoutes } from './thumbnails/thumbnail.routes.js';
 import { TusUploads } from './uploads/tus-uploads.js';
 import { uploadRoutes } from './uploads/upload.routes.js';
@@ -106,6 +107,7 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
   });
   app.use(API_BASE, uploadRoutes({ tus }));
   app.use(API_BASE, searchRoutes({ search: services.search }));
+  app.use(API_BASE, browseRoutes({ browse: services.browse }));
   app.use(
     API_BASE,
     changeRoutes({

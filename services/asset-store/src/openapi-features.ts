@@ -8,6 +8,7 @@ import { healthOpenApi } from './health/health.openapi.js';
 import { jobOpenApi } from './jobs/job.openapi.js';
 import type { OpenApiFeature } from './openapi/openapi.js';
 import { searchOpenApi } from './search/search.openapi.js';
+import { browseOpenApi } from './browse/browse.openapi.js';
 import { thumbnailOpenApi } from './thumbnails/thumbnail.openapi.js';
 import { uploadOpenApi } from './uploads/upload.openapi.js';
 import { webhookOpenApi } from './webhooks/webhook.openapi.js';
@@ -17,6 +18,7 @@ export const openApiFeatures: readonly OpenApiFeature[] = [
   healthOpenApi,
   assetOpenApi,
   searchOpenApi,
+  browseOpenApi,
   changeOpenApi,
   thumbnailOpenApi,
   uploadOpenApi,

@@ -71,7 +71,15 @@ export async function startConsoleWorld(
       page.on('request', (req) => {
         const u = req.url();
         if (u.startsWith(`${url}/api/`)) apiRequests.push(u.slice(url.length));
-        else if (!u.startsWith(`${url}/`) && !u.startsWith('blob:')) outside.push(u);
+        // The browser's own PDF viewer (an extension built into Chromium) is not a request
+        // to another origin; neither is a blob: the page made.
+        else if (
+          !u.startsWith(`${url}/`) &&
+          !u.startsWith('blob:') &&
+          !u.startsWith('chrome-extension://') &&
+          !u.startsWith('chrome://')
+        )
+          outside.push(u);
       });
       return { context, page };
     },

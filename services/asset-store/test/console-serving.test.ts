@@ -6,7 +6,8 @@ import { buildConsole } from './console-harness.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 const CSP =
-  "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'none'; " +
+  "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:; frame-src blob:; " +
+  "object-src 'none'; base-uri 'none'; " +
   "frame-ancestors 'none'; form-action 'self'";
 
 describe('the console at /console/, built', () => {

@@ -207,6 +207,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/can/0/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The subfolders of a folder (by human_path), each with its count of assets
+         * @description Among assets neither trashed nor corrupted; at most 1000, by name. A subfolder’s count covers it and everything below it. Slashes at either end of `path` are ignored.
+         */
+        get: operations["listFolders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/can/0/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Contents held by more than one asset, grouped (the most copies first)
+         * @description Among assets neither trashed nor corrupted, by plain content SHA-256; each group lists up to 50 of its assets, newest first.
+         */
+        get: operations["listDuplicates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/can/0/changes": {
         parameters: {
             query?: never;
@@ -580,6 +620,28 @@ export interface components {
         };
         AssetPage: {
             items: components["schemas"]["AssetRecord"][];
+            pagination: {
+                limit: number;
+                offset: number;
+                total: number;
+            };
+        };
+        FolderListing: {
+            /** @description The folder asked, without slashes at its ends */
+            path: string;
+            folders: {
+                name: string;
+                /** @description For `path=` of /search and /folders */
+                path: string;
+                count: number;
+            }[];
+        };
+        DuplicatePage: {
+            groups: {
+                sha256: string;
+                count: number;
+                items: components["schemas"]["AssetRecord"][];
+            }[];
             pagination: {
                 limit: number;
                 offset: number;
@@ -1947,6 +2009,152 @@ export interface operations {
             };
             /** @description The storage or the index is out of space; nothing changed, a retry may succeed later */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listFolders: {
+        parameters: {
+            query?: {
+                /** @description The folder; absent or empty: the top level. */
+                path?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subfolders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        data: components["schemas"]["FolderListing"];
+                    };
+                };
+            };
+            /** @description A bad parameter (named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another method on this path (with `Allow`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure, logged; no detail in the body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The index database, or S3 when assets are kept there, does not answer now, or another instance does not give the timestamps back in time (with `Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listDuplicates: {
+        parameters: {
+            query?: {
+                /** @description Groups per page. */
+                limit?: number;
+                /** @description Groups skipped. */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "success";
+                        data: components["schemas"]["DuplicatePage"];
+                    };
+                };
+            };
+            /** @description A bad parameter (named) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description api_token is set and the bearer token is not it (with `WWW-Authenticate: Bearer`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Another method on this path (with `Allow`) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure, logged; no detail in the body */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The index database, or S3 when assets are kept there, does not answer now, or another instance does not give the timestamps back in time (with `Retry-After`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,8 @@ import type {
   AssetPatch,
   ContentLookup,
   DataIngest,
+  DuplicatePage,
+  FolderListing,
   FileIngestForm,
   IngestFields,
   IngestResult,
@@ -70,6 +72,21 @@ export class AssetStoreClient {
   lookupContent(sha256: readonly string[], signal?: AbortSignal): Promise<ContentLookup> {
     const body = { sha256: [...sha256] };
     return dataOf(this.#api.POST('/api/v1/can/0/search/sha256', { body, signal }));
+  }
+
+  /** `GET /folders`: the subfolders of a folder (`''`: the top level), with their counts. */
+  folders(path = '', signal?: AbortSignal): Promise<FolderListing> {
+    const params = { query: { path } };
+    return dataOf(this.#api.GET('/api/v1/can/0/folders', { params, signal }));
+  }
+
+  /** `GET /duplicates`: contents held by more than one asset, grouped, most copies first. */
+  duplicates(
+    query: { limit?: number; offset?: number } = {},
+    signal?: AbortSignal,
+  ): Promise<DuplicatePage> {
+    const params = { query };
+    return dataOf(this.#api.GET('/api/v1/can/0/duplicates', { params, signal }));
   }
 
   /** `GET /asset/{hash}/meta`: the metadata record. */

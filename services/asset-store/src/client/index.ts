@@ -10,6 +10,8 @@ export type {
   BackfillReport,
   ContentLookup,
   DataIngest,
+  DuplicatePage,
+  FolderListing,
   IngestFields,
   IngestResult,
   Job,

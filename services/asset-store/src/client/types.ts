@@ -16,6 +16,10 @@ export type Asset = Schemas['AssetRecord'];
 export type AssetPage = Schemas['AssetPage'];
 /** Limit, offset and the exact number of matches of a page. */
 export type Pagination = AssetPage['pagination'];
+/** `GET /folders`: a folder's subfolders with their counts. */
+export type FolderListing = Schemas['FolderListing'];
+/** `GET /duplicates`: a page of groups of assets holding the same content. */
+export type DuplicatePage = Schemas['DuplicatePage'];
 /** What both ingest endpoints answer. */
 export type IngestResult = Schemas['IngestResult'];
 /** What `POST /search/sha256` answers: the digests held (newest asset each) and the rest. */

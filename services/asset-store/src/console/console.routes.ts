@@ -25,6 +25,9 @@ export const CONSOLE_BASE = '/console';
 const CSP = [
   "default-src 'self'",
   "img-src 'self' blob:",
+  // The viewer: media from the store (or fetched with the token), a PDF as a blob: frame.
+  "media-src 'self' blob:",
+  'frame-src blob:',
   "object-src 'none'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

@@ -15,6 +15,7 @@ import { JobService } from '../jobs/job.service.js';
 import { AssetMetrics } from '../metrics/asset-metrics.js';
 import { assetTotalsByState } from '../metrics/asset-totals.repository.js';
 import { SearchService } from '../search/search.service.js';
+import { BrowseService } from '../browse/browse.service.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AssetStorage } from '../storage/fs/asset-storage.js';
 import type { OwnRenames } from '../storage/fs/own-renames.js';
@@ -73,6 +74,8 @@ export interface AssetServices {
   ingest: IngestService;
   thumbnails: ThumbnailService;
   search: SearchService;
+  /** Folders and duplicate groups (`GET /folders`, `GET /duplicates`). */
+  browse: BrowseService;
   purge: PurgeService;
   uploadStore: AssetUploadStore;
   uploads: UploadService;
@@ -194,6 +197,7 @@ export function assembleServices(
     ingest,
     thumbnails,
     search: new SearchService({ db }),
+    browse: new BrowseService({ db }),
     purge: new PurgeService({ db, blobs }),
     uploadStore,
     uploads,

@@ -8,7 +8,7 @@ import { clearToken, getToken, setToken, type TokenKind } from './session.js';
 import { askToken } from './token-dialog.js';
 
 export { ApiError };
-export type { Asset, AssetPage, Job, JobRequest } from '../../src/client/index.js';
+export type { Asset, AssetPage, DuplicatePage, Job, JobRequest } from '../../src/client/index.js';
 
 /** The asset-store's API prefix (same origin): tus uploads and download links. */
 export const API = '/api/v1/can/0';

@@ -1,4 +1,5 @@
-import { API, ApiError, fetchThumb, store, type Asset } from './api.js';
+import { API, ApiError, store, type Asset } from './api.js';
+import { mediaView, type MediaView } from './media.js';
 import { announce, byId, formatBytes, formatTime, h } from './dom.js';
 import { getToken } from './session.js';
 
@@ -14,17 +15,28 @@ function splitTags(text: string): string[] {
   ];
 }
 
+/** The asset asked for last (its record may still be on its way). */
+let latest = '';
+/** The open viewer's keys; on the document, so they work wherever focus sits in the page. */
+let keys: ((e: KeyboardEvent) => void) | undefined;
+document.addEventListener('keydown', (e) => keys?.(e));
+
 /**
- * The asset view, a modal dialog: metadata, download, tags and description editing, trash
- * and restore, and the corrupted state said plainly. `changed` is told of every change
- * made; `closed` when the dialog closes (Escape, the Close button).
+ * The asset viewer, a full-screen modal dialog: the asset at full size (zoomable image, the
+ * browser's players for video, audio and PDF, text), previous and next through `nav`'s list
+ * (arrow keys), metadata, download, tags and description editing, trash and restore, and
+ * the corrupted state said plainly. `changed` is told of every change made; `closed` when
+ * the dialog closes (Escape, the Close button).
  */
 export async function showAsset(
   hash: string,
   changed: (asset: Asset) => void,
   closed: () => void,
+  nav?: ViewerNav,
 ): Promise<void> {
   const dialog = byId<HTMLDialogElement>('asset-dialog');
+  // Keys pressed before this one's record arrives move on from it, not from the last shown.
+  latest = hash;
   let asset: Asset;
   try {
     asset = await store.meta(hash);
@@ -33,15 +45,48 @@ export async function showAsset(
     closed();
     return;
   }
+  let media: MediaView | undefined;
   const render = () => {
+    media?.dispose();
     dialog.replaceChildren(content(asset));
   };
-  render();
   dialog.onclose = () => {
+    media?.dispose();
+    keys = undefined;
     dialog.replaceChildren();
     closed();
   };
+  const neighbours = () => {
+    const list = nav?.list() ?? [];
+    const at = list.findIndex((x) => x.hash === hash);
+    return { list, at };
+  };
+  const step = (by: number) => {
+    const list = nav?.list() ?? [];
+    const at = list.findIndex((x) => x.hash === latest);
+    const next = at < 0 ? undefined : list[at + by];
+    if (next && nav) nav.go(next.hash);
+  };
+  keys = (e: KeyboardEvent) => {
+    // Keys typed into the edit form are the form's.
+    if ((e.target as Element).closest?.('input, textarea, select, video, audio')) return;
+    const keys: Record<string, () => unknown> = {
+      ArrowRight: () => step(1),
+      ArrowLeft: () => step(-1),
+      '+': () => media?.zoom(1.5),
+      '=': () => media?.zoom(1.5),
+      '-': () => media?.zoom(1 / 1.5),
+      '0': () => media?.zoom(1),
+    };
+    const act = keys[e.key];
+    if (!act || e.ctrlKey || e.metaKey || e.altKey) return;
+    e.preventDefault();
+    act();
+  };
+  render();
   if (!dialog.open) dialog.showModal();
+  // The content was replaced (another asset): focus stays in the dialog, not on the page.
+  if (!dialog.contains(document.activeElement)) dialog.focus();
   async function refresh() {
     asset = await store.meta(hash);
     changed(asset);
@@ -50,12 +95,9 @@ export async function showAsset(
   function content(a: Asset) {
     const name = a.human_filename ?? a.hash;
     const error = h('p', { class: 'error', role: 'alert' });
-    const preview = h('div', { class: 'preview' });
-    if (!a.is_corrupted) {
-      fetchThumb(a.hash, 480)
-        .then((url) => preview.append(h('img', { src: url, alt: `Preview of ${name}` })))
-        .catch(() => preview.append(h('span', { class: 'no-preview' }, 'No preview')));
-    }
+    media = mediaView(a, name);
+    const { list, at } = neighbours();
+    const zoomable = a.mime_type.toLowerCase().startsWith('image/') && !a.is_corrupted;
     const tags = h('input', { id: 'edit-tags', value: a.tags.join(', '), autocomplete: 'off' });
     const description = h('textarea', { id: 'edit-description', rows: 3 }, a.description ?? '');
     const act = (label: string, run: () => Promise<void>, done: string) => async () => {
@@ -92,10 +134,57 @@ export async function showAsset(
       ['In trash', a.is_trashed ? 'yes' : 'no'],
       ['Corrupted', a.is_corrupted ? 'yes' : 'no'],
     ];
-    return h(
-      'article',
-      { class: 'asset' },
+    const toolbar = h(
+      'div',
+      { class: 'viewer-tools' },
       h('h2', { id: 'asset-title' }, name),
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled: at <= 0,
+          onclick: () => step(-1),
+          'aria-keyshortcuts': 'ArrowLeft',
+        },
+        '‹ Previous',
+      ),
+      at >= 0 ? h('span', { class: 'position' }, `${at + 1} of ${list.length}`) : null,
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled: at < 0 || at >= list.length - 1,
+          onclick: () => step(1),
+          'aria-keyshortcuts': 'ArrowRight',
+        },
+        'Next ›',
+      ),
+      zoomable
+        ? h(
+            'button',
+            { type: 'button', onclick: () => media?.zoom(1 / 1.5), 'aria-keyshortcuts': '-' },
+            'Zoom out',
+          )
+        : null,
+      zoomable
+        ? h(
+            'button',
+            { type: 'button', onclick: () => media?.zoom(1.5), 'aria-keyshortcuts': '+' },
+            'Zoom in',
+          )
+        : null,
+      zoomable
+        ? h(
+            'button',
+            { type: 'button', onclick: () => media?.zoom(1), 'aria-keyshortcuts': '0' },
+            'Fit',
+          )
+        : null,
+      h('button', { type: 'button', class: 'close', onclick: () => dialog.close() }, 'Close'),
+    );
+    const side = h(
+      'div',
+      { class: 'side' },
       a.is_corrupted
         ? h(
             'p',
@@ -103,7 +192,6 @@ export async function showAsset(
             'Corrupted: the stored file no longer matches its hash (or is missing). It cannot be downloaded; restore it from a backup and run a verify.',
           )
         : null,
-      preview,
       h(
         'dl',
         { class: 'meta' },
@@ -137,10 +225,23 @@ export async function showAsset(
           { type: 'button', onclick: () => void trash() },
           a.is_trashed ? 'Restore' : 'Move to trash',
         ),
-        h('button', { type: 'button', onclick: () => dialog.close() }, 'Close'),
       ),
     );
+    return h(
+      'article',
+      { class: 'asset viewer' },
+      toolbar,
+      h('div', { class: 'viewer-body' }, media.element, side),
+    );
   }
+}
+
+/** How the viewer moves through the list it was opened from. */
+export interface ViewerNav {
+  /** The assets in order (those loaded). */
+  list: () => Asset[];
+  /** Shows another one. */
+  go: (hash: string) => void;
 }
 
 /** The fields derived from the content (contract, part 2); absent on an older store. */

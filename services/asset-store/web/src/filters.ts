@@ -2,11 +2,21 @@ import type { GridQuery } from './grid.js';
 import { h } from './dom.js';
 
 /** Filters only `/search` takes; with none of them set, the grid asks the cheaper `/list`. */
-const SEARCH_ONLY = ['hash', 'sha256', 'tags', 'mime_type', 'user', 'start_time', 'end_time'];
+const SEARCH_ONLY = [
+  'q',
+  'path',
+  'hash',
+  'sha256',
+  'tags',
+  'mime_type',
+  'user',
+  'start_time',
+  'end_time',
+];
 const TEXT_FIELDS: [name: string, label: string, hint?: string][] = [
+  ['path', 'Folder', 'e.g. photos/2026'],
   ['tags', 'Tags', 'comma-separated; all must be present'],
   ['hash', 'Hash prefix'],
-  ['mime_type', 'MIME type'],
   ['application', 'Application'],
   ['user', 'User'],
   ['sha256', 'Content SHA-256'],
@@ -20,6 +30,18 @@ export function queryFromUrl(search: string): GridQuery {
   const endpoint = SEARCH_ONLY.some((key) => params.has(key)) ? 'search' : 'list';
   return { endpoint, params };
 }
+
+/** The type filter's choices: whole families (`image/*`) and the common exact types. */
+const TYPES: [value: string, label: string][] = [
+  ['', 'Any type'],
+  ['image/*', 'Images'],
+  ['video/*', 'Videos'],
+  ['audio/*', 'Audio'],
+  ['text/*', 'Text'],
+  ['application/pdf', 'PDF'],
+  ['application/json', 'JSON'],
+  ['application/*', 'Other files (application/*)'],
+];
 
 /** `datetime-local` value ↔ epoch ms (the API's times). */
 function toLocalInput(ms: string | null): string {
@@ -73,9 +95,34 @@ export function filterForm(search: string, apply: (search: string) => void): HTM
       }),
       h('label', { for: `f-${name}` }, label),
     );
+  const type = current.get('mime_type') ?? '';
+  const types = TYPES.some(([value]) => value === type) ? TYPES : [...TYPES, [type, type]];
   const form = h(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Filter assets' },
+    h(
+      'div',
+      { class: 'field wide' },
+      h('label', { for: 'f-q' }, 'Search'),
+      h('input', {
+        id: 'f-q',
+        name: 'q',
+        type: 'search',
+        value: current.get('q') ?? '',
+        placeholder: 'name, folder, description or tag',
+        autocomplete: 'off',
+      }),
+    ),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'f-mime_type' }, 'Type'),
+      h(
+        'select',
+        { id: 'f-mime_type', name: 'mime_type' },
+        ...types.map(([value, label]) => h('option', { value, selected: value === type }, label)),
+      ),
+    ),
     ...TEXT_FIELDS.map(([name, label, hint]) => field(name, label, hint)),
     time('start_time', 'From'),
     time('end_time', 'Until'),

@@ -8,6 +8,10 @@ export interface CellHooks {
   focused: boolean;
   /** Clicked: the grid moves its focus here and opens the asset, if loaded. */
   open: (asset: Asset | undefined) => void;
+  /** In the selection. */
+  selected: boolean;
+  /** Its check box clicked, or the cell with Ctrl/Cmd or Shift: select (a range with Shift). */
+  toggle: (range: boolean) => void;
   /** Where the cell is now, for the thumbnail queue. */
   need: (cell: HTMLElement) => Need;
   /** Its thumbnail (or placeholder) is shown. */
@@ -31,7 +35,13 @@ export function drawCell(
     tabindex: hooks.focused ? 0 : -1,
     'data-index': index,
     'data-state': asset ? 'loading' : 'pending',
-    onclick: () => hooks.open(asset),
+    'aria-selected': asset ? String(hooks.selected) : undefined,
+    onclick: (e: MouseEvent) => {
+      if (asset && (e.shiftKey || e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        hooks.toggle(e.shiftKey);
+      } else hooks.open(asset);
+    },
   });
   if (!asset) {
     cell.append(h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }));
@@ -44,7 +54,19 @@ export function drawCell(
     `${name}${asset.is_corrupted ? ', corrupted' : ''}${asset.is_trashed ? ', in trash' : ''}`,
   );
   const box = h('div', { class: 'thumb' });
+  const check = h('input', {
+    type: 'checkbox',
+    class: 'select',
+    tabindex: -1,
+    checked: hooks.selected,
+    'aria-label': `Select ${name}`,
+    onclick: (e: MouseEvent) => {
+      e.stopPropagation();
+      hooks.toggle(e.shiftKey);
+    },
+  });
   append(cell, [
+    check,
     box,
     h('span', { class: 'name' }, name),
     asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,

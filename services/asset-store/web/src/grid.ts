@@ -39,6 +39,12 @@ export class AssetGrid {
   private frame = 0;
   private firstScreen = false;
   private readonly resizeObserver: ResizeObserver;
+  /** The selected assets, by hash, in the order picked. */
+  readonly selected = new Map<string, Asset>();
+  /** Where the last selection click was: a Shift-click selects from here. */
+  private anchor: number | undefined;
+  /** Told whenever the selection changes. */
+  onSelection: () => void = () => undefined;
 
   constructor(
     private readonly query: GridQuery,
@@ -51,6 +57,7 @@ export class AssetGrid {
         class: 'grid',
         role: 'grid',
         'aria-label': 'Assets',
+        'aria-multiselectable': 'true',
         'aria-busy': 'true',
         tabindex: 0,
         onscroll: () => this.schedule(),
@@ -198,14 +205,17 @@ export class AssetGrid {
     for (let c = 0; c < this.columns; c++) {
       const index = r * this.columns + c;
       if (index >= (this.total ?? 0)) break;
+      const item = this.itemAt(index);
       row.append(
-        drawCell(this.itemAt(index), index, c, {
+        drawCell(item, index, c, {
           focused: index === this.focusIndex,
           open: (asset) => {
             this.focusIndex = index;
             if (asset) this.open(asset);
           },
           need: (cell) => this.need(cell, index),
+          selected: item !== undefined && this.selected.has(item.hash),
+          toggle: (range) => this.toggle(index, range),
           settled: () => this.checkFirstScreen(),
         }),
       );
@@ -246,6 +256,53 @@ export class AssetGrid {
     document.body.dataset.firstScreenMs = String(Math.round(performance.now()));
   }
 
+  /**
+   * Selects or unselects the asset at `index`; with `range`, every loaded asset from the
+   * last one clicked to this one takes the state this one gets.
+   */
+  toggle(index: number, range: boolean): void {
+    const asset = this.itemAt(index);
+    if (!asset) return;
+    const select = !this.selected.has(asset.hash);
+    const from = range && this.anchor !== undefined ? Math.min(this.anchor, index) : index;
+    const to = range && this.anchor !== undefined ? Math.max(this.anchor, index) : index;
+    for (let i = from; i <= to; i++) {
+      const a = this.itemAt(i);
+      if (!a) continue;
+      if (select) this.selected.set(a.hash, a);
+      else this.selected.delete(a.hash);
+    }
+    this.anchor = index;
+    this.selectionChanged();
+  }
+
+  /** Selects every asset loaded (the pages fetched so far); how many that is. */
+  selectAllLoaded(): number {
+    for (const items of this.chunks.values()) for (const a of items) this.selected.set(a.hash, a);
+    this.selectionChanged();
+    return this.selected.size;
+  }
+
+  /** Empties the selection. */
+  clearSelection(): void {
+    this.selected.clear();
+    this.anchor = undefined;
+    this.selectionChanged();
+  }
+
+  /** The assets loaded, in grid order (for the viewer's previous and next). */
+  loaded(): Asset[] {
+    const out: Asset[] = [];
+    const keys = [...this.chunks.keys()].sort((a, b) => a - b);
+    for (const k of keys) out.push(...this.chunks.get(k)!);
+    return out;
+  }
+
+  private selectionChanged(): void {
+    this.redraw();
+    this.onSelection();
+  }
+
   private onKey(e: KeyboardEvent): void {
     const total = this.total ?? 0;
     if (total === 0) return;
@@ -263,9 +320,25 @@ export class AssetGrid {
     else if (e.key === 'Home') next = e.ctrlKey ? 0 : next - (next % this.columns);
     else if (e.key === 'End')
       next = e.ctrlKey ? total - 1 : next - (next % this.columns) + this.columns - 1;
-    else if (e.key === 'Enter' || e.key === ' ') {
+    else if (e.key === 'Enter') {
       const asset = this.itemAt(this.focusIndex);
       if (asset) this.open(asset);
+      e.preventDefault();
+      return;
+    } else if (e.key === ' ') {
+      // Space selects, as in a file manager (Shift: the range from the last one picked).
+      this.toggle(this.focusIndex, e.shiftKey);
+      this.focusCell(this.focusIndex);
+      e.preventDefault();
+      return;
+    } else if (e.key === 'a' && (e.ctrlKey || e.metaKey)) {
+      this.selectAllLoaded();
+      this.focusCell(this.focusIndex);
+      e.preventDefault();
+      return;
+    } else if (e.key === 'Escape' && this.selected.size > 0) {
+      this.clearSelection();
+      this.focusCell(this.focusIndex);
       e.preventDefault();
       return;
     } else return;

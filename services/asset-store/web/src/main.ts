@@ -2,8 +2,11 @@ import type { Asset } from './api.js';
 import { showAsset } from './asset-dialog.js';
 import { byId, h } from './dom.js';
 import { filterForm, queryFromUrl } from './filters.js';
+import { folderBar } from './folders.js';
+import { duplicatesView } from './duplicates-view.js';
 import { AssetGrid } from './grid.js';
 import { jobsView } from './jobs-view.js';
+import { selectionBar } from './selection.js';
 import { trashView } from './trash-view.js';
 import { uploadPanel } from './upload.js';
 
@@ -30,7 +33,9 @@ function route(): void {
       ? 'trash'
       : path === `${BASE}/jobs`
         ? 'jobs'
-        : 'assets';
+        : path === `${BASE}/duplicates`
+          ? 'duplicates'
+          : 'assets';
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
     if (link.dataset.route === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -42,6 +47,7 @@ function route(): void {
   }
   if (name === 'assets' && !asset) listUrl = `${BASE}/${location.search}`;
   if (asset) {
+    const grid = current?.grid;
     void showAsset(
       asset,
       (a) => current?.grid?.update(a, shownWith(a, current.search)),
@@ -49,6 +55,14 @@ function route(): void {
         if (openedHere) history.back();
         else go(listUrl);
         openedHere = false;
+      },
+      grid && {
+        list: () => grid.loaded(),
+        // In place of the asset shown: Back and Close still return to the list.
+        go: (hash) => {
+          history.replaceState(null, '', `${BASE}/asset/${hash}`);
+          route();
+        },
       },
     );
   } else {
@@ -81,6 +95,19 @@ function render(name: string, search: string): NonNullable<typeof current> {
     );
     return { name, search, leave: () => undefined };
   }
+  if (name === 'duplicates') {
+    view.replaceChildren(
+      duplicatesView(
+        (hash) =>
+          void showAsset(
+            hash,
+            () => undefined,
+            () => undefined,
+          ),
+      ),
+    );
+    return { name, search, leave: () => undefined };
+  }
   if (name === 'jobs') {
     const jobs = jobsView();
     view.replaceChildren(jobs.view);
@@ -95,6 +122,8 @@ function render(name: string, search: string): NonNullable<typeof current> {
     { class: 'assets' },
     h('h2', { class: 'visually-hidden' }, 'Assets'),
     filterForm(search, (next) => go(`${BASE}/${next}`)),
+    folderBar(search),
+    selectionBar(grid),
     grid.element,
   );
   page.prepend(uploadPanel(page, () => grid.reset()));

@@ -13,6 +13,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
   // in the page's region, which must not overwrite how the batch went.
   const outcome = h('p', { id: 'upload-status', class: 'status', role: 'status' });
   const tags = h('input', { id: 'upload-tags', autocomplete: 'off', placeholder: 'optional' });
+  const anyway = h('input', { id: 'upload-anyway', type: 'checkbox' });
   const picker = h('input', {
     id: 'upload-files',
     type: 'file',
@@ -31,6 +32,12 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
     h('label', { for: 'upload-files', class: 'button' }, 'Choose files'),
     h('label', { for: 'upload-tags' }, 'Tags for uploads'),
     tags,
+    h(
+      'span',
+      { class: 'check' },
+      anyway,
+      h('label', { for: 'upload-anyway' }, 'Store duplicates anyway'),
+    ),
     outcome,
     list,
   );
@@ -52,14 +59,102 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
     if (files.length === 0) return;
     // A cheap request first: it asks for the API token when one is needed, before tus runs.
     await store.list({ limit: 1 });
+    outcome.textContent = 'Checking for duplicates…';
+    const held = anyway.checked ? new Map<File, Held>() : await alreadyHeld(files);
     const results = await Promise.all(
-      files.map((file) => uploadOne(file, tags.value.trim(), list)),
+      files.map((file) => {
+        const copy = held.get(file);
+        if (copy) {
+          skippedItem(file, copy, list);
+          return 'skipped' as const;
+        }
+        return uploadOne(file, tags.value.trim(), list);
+      }),
     );
-    const ok = results.filter(Boolean).length;
-    outcome.textContent = `${ok} of ${files.length} uploaded.`;
+    const ok = results.filter((r) => r === true).length;
+    const skipped = results.filter((r) => r === 'skipped').length;
+    const toUpload = files.length - skipped;
+    outcome.textContent =
+      (toUpload > 0 || skipped === 0 ? `${ok} of ${toUpload} uploaded.` : '') +
+      (skipped > 0
+        ? `${toUpload > 0 ? ' ' : ''}${skipped} already stored, skipped (tick “Store duplicates anyway” to store ${skipped === 1 ? 'it' : 'them'} again).`
+        : '') +
+      (unchecked > 0 ? ` ${unchecked} not checked for duplicates (${uncheckedWhy}).` : '');
+    unchecked = 0;
     stored();
   }
   return zone;
+}
+
+/** An asset already holding a file's content: the newest one. */
+interface Held {
+  hash: string;
+}
+
+/** Files larger than this are not hashed in the browser (Web Crypto hashes in memory). */
+const HASH_LIMIT = 512 * 2 ** 20;
+let unchecked = 0;
+let uncheckedWhy = '';
+
+/** A file's plain SHA-256, lowercase hex (Web Crypto: secure contexts only). */
+async function sha256(file: File): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Which files the store already holds, by content: each hashed here (SHA-256, Web Crypto),
+ * then one `POST /search/sha256` for all of them. A file that cannot be hashed (too large,
+ * or a page not on HTTPS or localhost, where browsers offer no Web Crypto) is uploaded, and
+ * the outcome says it was not checked.
+ */
+async function alreadyHeld(files: File[]): Promise<Map<File, Held>> {
+  const out = new Map<File, Held>();
+  const digests = new Map<File, string>();
+  for (const file of files) {
+    if (!globalThis.crypto?.subtle) {
+      unchecked++;
+      uncheckedWhy = 'this page is not on HTTPS or localhost, so the browser cannot hash';
+    } else if (file.size > HASH_LIMIT) {
+      unchecked++;
+      uncheckedWhy = 'larger than 512 MiB';
+    } else digests.set(file, await sha256(file));
+  }
+  if (digests.size === 0) return out;
+  const unique = [...new Set(digests.values())];
+  const held = new Map<string, Held>();
+  for (let i = 0; i < unique.length; i += 1000) {
+    const answer = await store.lookupContent(unique.slice(i, i + 1000));
+    for (const item of answer.items) held.set(item.sha256, { hash: item.hash });
+  }
+  // The same content twice in one batch: the first goes up, the others are duplicates of it.
+  const seen = new Set<string>();
+  for (const [file, digest] of digests) {
+    const copy = held.get(digest);
+    if (copy) out.set(file, copy);
+    else if (seen.has(digest)) out.set(file, { hash: '' });
+    seen.add(digest);
+  }
+  return out;
+}
+
+/** A file not uploaded because its content is stored: said in its row, with a link to the copy. */
+function skippedItem(file: File, copy: Held, list: HTMLElement): void {
+  list.prepend(
+    h(
+      'li',
+      { 'data-file': file.name, 'data-state': 'skipped', 'data-hash': copy.hash || undefined },
+      h('span', { class: 'name' }, file.name),
+      copy.hash
+        ? h(
+            'span',
+            { class: 'state' },
+            'already stored, skipped: ',
+            h('a', { href: `/console/asset/${copy.hash}` }, 'see the stored copy'),
+          )
+        : h('span', { class: 'state' }, 'same content as another file of this upload, skipped'),
+    ),
+  );
 }
 
 /** `tus.js` (`tus-module.ts`), loaded with the first upload: most of the console's script. */
