@@ -250,8 +250,8 @@ describeInBrowser()('the console: selection, batch actions, zip download and the
       const frame = pdfDialog.locator('iframe[title="talk.pdf"]');
       await until(async () => ((await frame.getAttribute('src')) ?? '').startsWith('blob:'));
       // The browser's PDF viewer took it (a frame of another type would show it as text).
-      await until(async () =>
-        (await page.frames()).some((f) => f.url().startsWith('chrome-extension://')),
+      await until(() =>
+        Promise.resolve(page.frames().some((f) => f.url().startsWith('chrome-extension://'))),
       );
       expect(await pdfDialog.getByRole('button', { name: 'Next ›' }).isDisabled()).toBe(true);
       await screenshot(page, 'console-viewer-pdf');

@@ -66,7 +66,7 @@ export function uploadPanel(target: HTMLElement, stored: () => void): HTMLElemen
         const copy = held.get(file);
         if (copy) {
           skippedItem(file, copy, list);
-          return 'skipped' as const;
+          return Promise.resolve('skipped' as const);
         }
         return uploadOne(file, tags.value.trim(), list);
       }),
