@@ -156,7 +156,7 @@ describeInBrowser()('the console: trash, jobs and the icon (admin)', () => {
       const helpText = (await help.textContent()) ?? '';
       expect(helpText).toContain('admin_token');
       expect(helpText).toContain('ASSET_STORE_ADMIN_TOKEN');
-      expect(helpText).toContain('the first start creates one in the data folder');
+      expect(helpText).toContain('Without one every admin endpoint answers 403');
       await page.getByText('No jobs yet.').waitFor();
 
       await page.getByRole('button', { name: 'Hard rebuild' }).click();
