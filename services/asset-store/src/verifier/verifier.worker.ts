@@ -87,14 +87,15 @@ export class VerifierWorker {
     // A periodic tick that finds the last scrub still running skips rather than piling up.
     if (this.#scrubbing) return;
     const { verifier, logger } = this.options;
-    const scrubbed = this.#scrubLock.tryRun(() => {
+    const scrubbed = this.#scrubLock.tryRun(async () => {
       logger.info({ reason }, 'scrub started');
-      return verifier.scrub();
+      const result = await verifier.scrub();
+      // Said while the lease is still held, so two instances' logged spans never overlap.
+      logger.info({ reason, ...result }, 'scrub finished');
     });
     this.#scrubbing = this.#track(
       scrubbed.then((outcome) => {
-        if (outcome.ran) logger.info({ reason, ...outcome.value }, 'scrub finished');
-        else logger.info({ reason }, 'scrub skipped: another instance is scrubbing');
+        if (!outcome.ran) logger.info({ reason }, 'scrub skipped: another instance is scrubbing');
       }),
     ).finally(() => (this.#scrubbing = undefined));
   }
