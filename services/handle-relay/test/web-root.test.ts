@@ -155,7 +155,12 @@ describe('with web_dir', () => {
 
   it('keeps API routes ahead of the fallback', async () => {
     const res = await request(t.app).get('/v1/healthz').expect(200);
-    expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
+    expect(res.body).toEqual({
+      status: 'ok',
+      server: 'relay.test',
+      version: '0.1.0',
+      log_key: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as string,
+    });
   });
 
   it('serves the app, its files and its client routes with a CSP that forbids framing, nosniff and no referrer', async () => {
