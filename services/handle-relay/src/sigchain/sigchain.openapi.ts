@@ -46,6 +46,7 @@ export const sigchainOpenApi: OpenApiFeature = {
           '401': errorResponse('A signature did not verify'),
           '404': errorResponse('Unknown handle'),
           '409': errorResponse('prev is stale (the chain moved on), or the new key owns a handle'),
+          '413': errorResponse('Body above 16 KiB'),
         },
       },
     },
