@@ -46,6 +46,7 @@ describeInBrowser()('the console: search, folders, duplicates and upload without
       by[name] = await ingestFile(world.t.app, content, name, { human_file_name: name, ...fields });
     }
     page = (await world.newPage()).page;
+    await page.goto('/console/');
   }, BROWSER_TIMEOUT_MS);
   afterAll(async () => {
     await world?.close();
