@@ -24,7 +24,11 @@ export interface FolderRow {
  */
 export async function childFolders(db: Kysely<Database>, prefix: string): Promise<FolderRow[]> {
   const trimmed = sql<string>`btrim(${sql.ref('human_path')}, '/')`;
-  const below = prefix === '' ? trimmed : sql<string>`substr(${trimmed}, ${prefix.length + 2})`;
+  // The offset is written into the SQL, not bound: GROUP BY, HAVING and ORDER BY repeat this
+  // expression, and with a parameter each copy gets its own ($2, $5...), which PostgreSQL
+  // does not take for the same expression (the select list "must appear in the GROUP BY").
+  const below =
+    prefix === '' ? trimmed : sql<string>`substr(${trimmed}, ${sql.lit(prefix.length + 2)})`;
   const name = sql<string>`split_part(${below}, '/', 1)`;
   const rows = await db
     .selectFrom('asset')
