@@ -65,6 +65,7 @@ describe('handle-relay start-up with a good configuration', () => {
         status: 'ok',
         server: 'relay.example',
         version: expect.any(String) as string,
+        log_key: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as string,
       });
 
       const drain = await sigtermWithRequestInFlight(sandbox.running, port, '/v1/healthz');
