@@ -5,9 +5,14 @@ import { useTestApp } from './test-app.js';
 const t = useTestApp('health');
 
 describe('health and the shared HTTP edge', () => {
-  it('answers GET /v1/healthz with status, server and version', async () => {
+  it('answers GET /v1/healthz with status, server, version and the log key', async () => {
     const res = await request(t.app).get('/v1/healthz').expect(200);
-    expect(res.body).toEqual({ status: 'ok', server: 'relay.test', version: '0.1.0' });
+    expect(res.body).toEqual({
+      status: 'ok',
+      server: 'relay.test',
+      version: '0.1.0',
+      log_key: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as string,
+    });
   });
 
   it('answers an unknown /v1 route with a JSON not_found envelope', async () => {
