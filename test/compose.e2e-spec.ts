@@ -80,6 +80,7 @@ describe('docker-compose.yml, run as a user runs it', () => {
       status: 'ok',
       server: 'localhost',
       version: expect.any(String) as string,
+      log_key: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as string,
     });
   });
 

@@ -75,6 +75,7 @@ describe('HandleRelayContainer', () => {
       status: 'ok',
       server: 'relay.test',
       version: expect.any(String) as string,
+      log_key: expect.stringMatching(/^ed25519:[0-9a-f]{64}$/) as string,
     });
     await registerSendRead(container, 'alice');
   });
