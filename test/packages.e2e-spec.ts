@@ -84,7 +84,9 @@ describe('the packed packages, installed from their tarballs', () => {
   it.each(clients)(
     '@can-services/$pkg: the same example, bundled for a browser, runs in Chromium',
     async ({ pkg, urlVariable, url, prints }) => {
-      const base = url();
+      // Docker publishes a random port on IPv4 and IPv6 separately, and the two can differ:
+      // Chromium tries localhost's ::1 first and met the other container there (404 / 405).
+      const base = url().replace('//localhost:', '//127.0.0.1:');
       // What a web app's bundler does with the package: the browser entry, no Node built-ins.
       const bundle = await esbuild.build({
         stdin: { contents: readmeExample(pkg), resolveDir: scratch, loader: 'js' },

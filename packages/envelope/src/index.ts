@@ -23,6 +23,8 @@ export { requestLogging, startRequestLine } from './request-logging.js';
 export type { Metrics } from './observability.js';
 export { API_DOCS_PATH, apiDocsOpenApi, apiDocsRoutes } from './api-docs.js';
 export { serve } from './serve.js';
+export { baseUrlOf, exitQuietlyWhileStarting, listenFailure, readyLine } from './start-up.js';
+export type { ListenSetting } from './start-up.js';
 export type { ServeOptions, Served } from './serve.js';
 export { mapOperations, OPENAPI_LICENSE, openApiDocument } from './openapi-document.js';
 export type {
@@ -30,3 +32,10 @@ export type {
   OpenApiDocumentParts,
   OpenApiObject,
 } from './openapi-document.js';
+export {
+  isLocalhostName,
+  isPrivateAddress,
+  privateRefusingLookup,
+  resolveHost,
+  urlHost,
+} from './outbound-guard.js';

@@ -1,11 +1,31 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import { pino, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-/** A JSON logger; `silent` in tests keeps output clean. */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name, level });
+/**
+ * The service's logger: JSON lines on stdout, or, when stdout is a terminal, the same
+ * records made readable by pino-pretty (a person watching `pnpm start`, not a collector).
+ * `silent` in tests keeps output clean.
+ */
+export function createLogger(
+  name: string,
+  level = process.env.LOG_LEVEL ?? 'info',
+  format: 'auto' | 'json' | 'pretty' = 'auto',
+): Logger {
+  const readable = format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+  if (!readable) return pino({ name, level });
+  // In this thread and synchronous, so the last lines before an exit are not lost.
+  const stream = pretty({
+    colorize: true,
+    sync: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    // One line a record: `pnpm start` prefixes each line with the service's name.
+    singleLine: true,
+  });
+  return pino({ name, level }, stream);
 }
 
 /** The Prometheus side of one app: its own registry, so several apps can live in one process. */

@@ -8,6 +8,7 @@ import type { AppError } from './errors.js';
 import { errors } from './errors.js';
 import { InFlight } from './in-flight.js';
 import { writeError } from './middleware.js';
+import { releaseStartUpSignals } from './start-up.js';
 
 /** What `serve` needs: the app, where to listen, and what to close after the last request. */
 export interface ServeOptions {
@@ -151,8 +152,11 @@ export async function serve(options: ServeOptions): Promise<Served> {
     return stopping;
   };
 
+  releaseStartUpSignals();
+  // `on`, not `once`: under `pnpm start` each pnpm passes a Ctrl-C on to its children, so the
+  // service gets it two or three times; a repeat must not kill the shutdown under way.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       shutdown(signal).then(
         () => process.exit(0),
         (err: unknown) => {

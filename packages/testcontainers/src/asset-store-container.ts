@@ -10,7 +10,7 @@ import { buildServiceImage, localImageName, type BuildOptions } from './service-
 export const ASSET_STORE_PORT = 8080;
 
 /**
- * asset-store in a container, ready once its image's health check passes. Without
+ * asset-store in a container, ready once `/healthz` answers 200. Without
  * `withDatabaseUrl` it keeps the embedded PostgreSQL under its storage root.
  */
 export class AssetStoreContainer extends GenericContainer {
@@ -20,8 +20,10 @@ export class AssetStoreContainer extends GenericContainer {
   constructor(image: string = localImageName('asset-store')) {
     super(image);
     this.withExposedPorts(ASSET_STORE_PORT)
-      .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(120_000);
+      // Polled from the host rather than waiting for Docker's health status: on a loaded
+      // machine the image's probe (a Node process per try) can time out while the service is up.
+      .withWaitStrategy(Wait.forHttp('/healthz', ASSET_STORE_PORT).forStatusCode(200))
+      .withStartupTimeout(180_000);
   }
 
   /** A container of the image built from this repository's `services/asset-store/Dockerfile`. */

@@ -13,7 +13,7 @@ export const HANDLE_RELAY_PORT = 8081;
 export const DEFAULT_SERVER_NAME = 'localhost';
 
 /**
- * handle-relay in a container, ready once its image's health check passes. Without
+ * handle-relay in a container, ready once `/v1/healthz` answers 200. Without
  * `withDatabaseUrl` it keeps the embedded PostgreSQL in its data volume.
  */
 export class HandleRelayContainer extends GenericContainer {
@@ -23,8 +23,10 @@ export class HandleRelayContainer extends GenericContainer {
   constructor(image: string = localImageName('handle-relay')) {
     super(image);
     this.withExposedPorts(HANDLE_RELAY_PORT)
-      .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(120_000);
+      // Polled from the host rather than waiting for Docker's health status: on a loaded
+      // machine the image's probe (a Node process per try) can time out while the service is up.
+      .withWaitStrategy(Wait.forHttp('/v1/healthz', HANDLE_RELAY_PORT).forStatusCode(200))
+      .withStartupTimeout(180_000);
   }
 
   /** A container of the image built from this repository's `services/handle-relay/Dockerfile`. */

@@ -1,5 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
-import { findChromium } from './browser.js';
+import { describeInBrowser, findChromium } from './browser.js';
 
 /** What a person opening a service's `/docs` in Chromium got. */
 export interface ApiDocsVisit {
@@ -77,4 +79,57 @@ export async function visitApiDocs(baseUrl: string, screenshot?: string): Promis
   } finally {
     await browser.close();
   }
+}
+
+/** What `apiDocsSuite` needs of a service: a request handler to serve, and its shutdown. */
+export interface ApiDocsTarget {
+  handler: http.RequestListener;
+  close(): Promise<void>;
+}
+
+/**
+ * Both services' `/docs` suite: serves the app on a loopback port, checks the licence that
+ * `/openapi.json` declares, and (with a Chromium) that `/docs` lists every operation, from
+ * its own origin only, without a console error, behind the security headers.
+ */
+export function apiDocsSuite(options: {
+  start(): Promise<ApiDocsTarget>;
+  screenshot: string;
+  minOperations: number;
+  setupTimeoutMs: number;
+}): void {
+  let target: ApiDocsTarget;
+  let server: http.Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    target = await options.start();
+    server = await new Promise<http.Server>((resolve) => {
+      const s = http.createServer(target.handler).listen(0, '127.0.0.1', () => resolve(s));
+    });
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, options.setupTimeoutMs);
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await target.close();
+  });
+
+  it('/openapi.json declares the Apache-2.0 licence', async () => {
+    const doc = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as { info: unknown };
+    expect(doc.info).toMatchObject({ license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } });
+  });
+
+  describeInBrowser()('GET /docs in Chromium', () => {
+    it('lists every operation of /openapi.json, from this origin only, without a console error', async () => {
+      const visit = await visitApiDocs(baseUrl, options.screenshot);
+      expect(visit.status).toBe(200);
+      expect(visit.headers['content-security-policy']).toMatch(/^default-src 'self';/);
+      expect(visit.headers['x-content-type-options']).toBe('nosniff');
+      expect(visit.headers['referrer-policy']).toBe('no-referrer');
+      expect(visit.operations.length).toBeGreaterThan(options.minOperations);
+      expect(visit.missing).toEqual([]);
+      expect(visit.consoleErrors).toEqual([]);
+      expect(visit.outside).toEqual([]);
+    });
+  });
 }

@@ -1,13 +1,8 @@
+import { unfinishedRequest } from './raw-connection.js';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  loadThenKill,
-  stopIfRunning,
-  unfinishedRequest,
-  waitUntil,
-  type ServiceProcess,
-} from './service-process.js';
+import { loadThenKill, stopIfRunning, waitUntil, type ServiceProcess } from './service-process.js';
 
 /** A long-running child standing in for a service: only `child` and `exited` are used. */
 function idleProcess(): ServiceProcess {

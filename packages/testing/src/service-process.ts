@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
@@ -26,7 +26,24 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `entry` (a service's `src/main.ts`) from source through tsx, with the workspace
+ * Node's arguments that run `entry`: from source through tsx; or, with
+ * `TEST_SERVICES_FROM=dist` (CI sets it: its typecheck step has just built every `dist`), the
+ * built `dist/src/….js` beside it, which starts seconds sooner than tsx on a busy machine.
+ */
+export function nodeArgsFor(entry: string): string[] {
+  if (process.env.TEST_SERVICES_FROM === 'dist') {
+    const at = entry.lastIndexOf(`${path.sep}src${path.sep}`);
+    const built =
+      at >= 0 && entry.endsWith('.ts')
+        ? `${entry.slice(0, at)}${path.sep}dist${entry.slice(at, -3)}.js`
+        : undefined;
+    if (built && fs.existsSync(built)) return [built];
+  }
+  return ['--conditions=source', '--import', 'tsx', entry];
+}
+
+/**
+ * Starts `entry` (a service's `src/main.ts`) from source through tsx (see `nodeArgsFor`), with the workspace
  * packages resolved to their sources too (`--conditions=source`), so no build is needed.
  * The service sees only `env` of its own settings: inherited `ASSET_STORE_*` and
  * `HANDLE_RELAY_*` variables are dropped.
@@ -39,11 +56,11 @@ export function spawnService(
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
   );
-  const child = spawn(
-    process.execPath,
-    ['--conditions=source', '--import', 'tsx', entry, ...args],
-    { cwd: REPO_ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, [...nodeArgsFor(entry), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const waiters: { msg: string; resolve: (l: LogLine) => void; reject: (e: Error) => void }[] = [];
@@ -85,6 +102,52 @@ export function spawnService(
     return new Promise((resolve, reject) => waiters.push({ msg, resolve, reject }));
   };
   return { child, stdout: () => out, stderr: () => err, exited, waitForLog };
+}
+
+/** A service running in a terminal of its own (a pseudo-terminal made by `script`). */
+export interface TerminalProcess {
+  child: ChildProcess;
+  /** Everything the terminal showed so far (stdout and stderr together, as on a screen). */
+  screen: () => string;
+  /** Types Ctrl-C into the terminal: SIGINT to its foreground processes, as a person would. */
+  interrupt: () => void;
+  /** Resolves when the process in the terminal has ended, with its exit code. */
+  exited: Promise<Exit>;
+}
+
+/**
+ * Starts `entry` as `spawnService` does, but inside a pseudo-terminal (util-linux `script`),
+ * so its stdout is a TTY. The child's own exit code is `script`'s (`-e`).
+ */
+export function spawnServiceInTerminal(
+  entry: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): TerminalProcess {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
+  );
+  const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, '--conditions=source', '--import', 'tsx', entry, ...args]
+    .map(quote)
+    .join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: REPO_ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return {
+    child,
+    screen: () => screen,
+    interrupt: () => child.stdin?.write('\x03'),
+    exited,
+  };
 }
 
 /** Stops a service that is still running (SIGKILL unless told otherwise) and waits for it. */
@@ -174,91 +237,6 @@ export async function loadThenKill<T>(
   await service.exited;
   if (failure !== undefined) throw failure;
   return { acknowledged, cutOff };
-}
-
-/** A raw HTTP/1.1 client connection, for requests a normal client cannot send slowly. */
-export interface RawConnection {
-  write: (text: string) => Promise<void>;
-  /** Resolves with the next `count` complete responses' text (status line onwards). */
-  readResponses: (count: number) => Promise<string[]>;
-  /** Resolves when the server has closed the connection. */
-  closed: Promise<void>;
-  destroy: () => void;
-}
-
-/** Opens a raw connection to 127.0.0.1:`port`. */
-export async function rawConnection(port: number): Promise<RawConnection> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
-  let buffer = '';
-  let notify: (() => void) | undefined;
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => {
-    buffer += chunk;
-    notify?.();
-  });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.on('error', () => undefined);
-  void closed.then(() => notify?.());
-
-  /** Takes one whole response (Content-Length framed) off the buffer, if it is there. */
-  const take = (): string | undefined => {
-    const end = buffer.indexOf('\r\n\r\n');
-    if (end === -1) return undefined;
-    const length = /\r\ncontent-length:\s*(\d+)/i.exec(buffer.slice(0, end));
-    const total = end + 4 + Number(length?.[1] ?? 0);
-    if (buffer.length < total) return undefined;
-    const response = buffer.slice(0, total);
-    buffer = buffer.slice(total);
-    return response;
-  };
-
-  return {
-    write: (text) =>
-      new Promise<void>((resolve, reject) =>
-        socket.write(text, (e) => (e ? reject(e) : resolve())),
-      ),
-    readResponses: async (count) => {
-      const responses: string[] = [];
-      while (responses.length < count) {
-        const next = take();
-        if (next !== undefined) {
-          responses.push(next);
-          continue;
-        }
-        if (socket.destroyed || socket.readableEnded) {
-          throw new Error(`connection closed after ${responses.length} of ${count} responses`);
-        }
-        await new Promise<void>((resolve) => (notify = resolve));
-      }
-      return responses;
-    },
-    closed,
-    destroy: () => socket.destroy(),
-  };
-}
-
-/**
- * A request that is never finished: `head` (which must declare a longer body than it sends)
- * and `bodyStart`, then nothing more. It stays in flight until the server goes away, so a
- * kill always lands in the middle of it, whatever the timing of the load around it.
- * `cutOff` resolves true when the connection ended without an answer.
- */
-export async function unfinishedRequest(
-  port: number,
-  head: string,
-  bodyStart: string,
-): Promise<{ cutOff: Promise<boolean> }> {
-  const connection = await rawConnection(port);
-  const answered = connection.readResponses(1).then(
-    () => true,
-    () => false,
-  );
-  await connection.write(head + bodyStart);
-  return { cutOff: connection.closed.then(() => answered).then((a) => !a) };
 }
 
 export { freePort, tryConnect } from './ports.js';

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { rawConnection, spawnService, stopIfRunning, tryConnect } from './service-process.js';
+import { rawConnection } from './raw-connection.js';
+import { spawnService, stopIfRunning, tryConnect } from './service-process.js';
 import type { ServiceProcess } from './service-process.js';
 import { createTestDatabase, testDatabaseMode, type TestDatabase } from './test-database.js';
 
