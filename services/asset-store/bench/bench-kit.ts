@@ -65,7 +65,10 @@ export async function startService(
   };
   if (databaseUrl) env.ASSET_STORE_DATABASE_URL = databaseUrl;
   const dir = options.serviceDir ?? SERVICE_DIR;
-  const child = spawn(process.execPath, [path.join(dir, 'dist/src/start.cjs')], {
+  // BENCH_CPU_PROF=<folder>: the service writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROF;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, path.join(dir, 'dist/src/start.cjs')], {
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -99,6 +102,30 @@ export function envNumber(name: string, fallback: number): number {
 export function cpuSeconds(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The machine's busy CPU seconds so far, every core (`/proc/stat`: all but idle and iowait). */
+export function machineBusySeconds(): number {
+  const [, ...ticks] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = ticks.map(Number);
+  return (n.reduce((a, b) => a + b, 0) - n[3]! - n[4]!) / 100;
+}
+
+/** CPU seconds of every process named `name` (PostgreSQL's backends: `postgres`). */
+export function cpuSecondsOf(name: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== name) continue;
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /**

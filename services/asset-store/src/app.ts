@@ -129,8 +129,9 @@ export function createApp(runtime: AppRuntime, options: AppOptions = {}): App {
       CONSOLE_BASE,
       consoleRoutes({
         dir: consoleDir,
-        // The grid's first page (web/src/grid.ts: CHUNK items, no filter).
-        ...(config.api_token ? {} : { firstPage: `${API_BASE}/list?limit=200` }),
+        // The grid's first page (web/src/grid-pages.ts: CHUNK items, no filter, the timeline
+        // of web/src/filters.ts), spelled as the grid asks it so the browser uses the preload.
+        ...(config.api_token ? {} : { firstPage: `${API_BASE}/search?sort=taken&limit=200` }),
       }),
     );
   }

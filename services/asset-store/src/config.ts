@@ -14,6 +14,8 @@ import { SERVICE_DIR } from './version.js';
 export const configSchema = z.object({
   storage_root: z.string().min(1).default('./data/assets'),
   admin_token: z.string().min(1).optional(),
+  /** Without `admin_token`: the admin token kept in this file, written (random, 0600) when absent. */
+  admin_token_file: z.string().min(1).optional(),
   api_token: z.string().min(1).optional(),
   enable_thumbnail_cache: z.boolean().default(true),
   thumbnail_cache_max_bytes: z.number().int().min(0).default(1_073_741_824),
@@ -34,6 +36,8 @@ export const configSchema = z.object({
   // The web console at /console/ (issue 26); false leaves the path unrouted (404).
   console: z.boolean().default(true),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  log_format: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** Where asset contents live (contract: object storage): `storage_root`, or an S3 bucket. */
   storage_backend: z.enum(['fs', 's3']).default('fs'),
   /** Required with `storage_backend: s3`; created when absent. */
@@ -75,7 +79,7 @@ export function readConfig(
     env,
     argv,
     prefix: 'ASSET_STORE',
-    pathKeys: ['storage_root'],
+    pathKeys: ['storage_root', 'admin_token_file'],
     foreignEnv: Object.values(CLI_ENV),
   });
   // A rule across keys, after the per-key pass (the loader takes a plain object schema).

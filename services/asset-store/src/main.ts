@@ -1,8 +1,18 @@
 import type { RequestListener } from 'node:http';
 import { configOrExit, envFilesOf, splitListen } from '@svc/config';
-import { assetStoreError, createLogger, serve, type Served } from '@svc/envelope';
+import {
+  assetStoreError,
+  baseUrlOf,
+  createLogger,
+  exitQuietlyWhileStarting,
+  listenFailure,
+  readyLine,
+  serve,
+  type Served,
+} from '@svc/envelope';
 import { createApp } from './app.js';
-import { readConfig } from './config.js';
+import { adminTokenFromFile, adminTokenLine } from './auth/admin-token-file.js';
+import { readConfig, type Config } from './config.js';
 import { startingApp } from './health/starting.js';
 import { createAssetRuntime, type AssetRuntime } from './runtime/asset-runtime.js';
 import { SERVICE_DIR } from './version.js';
@@ -13,10 +23,17 @@ import { SERVICE_DIR } from './version.js';
  * other request 503), and a SIGTERM then stops it at once.
  */
 async function main(): Promise<void> {
-  const config = configOrExit('asset-store', () =>
+  const read = configOrExit('asset-store', () =>
     readConfig(process.argv.slice(2), process.env, envFilesOf(SERVICE_DIR)),
   );
-  const logger = createLogger('asset-store', config.log_level);
+  // The quick start's admin token (`pnpm start` names the file): admin_token wins.
+  const kept =
+    read.admin_token === undefined && read.admin_token_file !== undefined
+      ? adminTokenFromFile(read.admin_token_file)
+      : undefined;
+  const config: Config = kept ? Object.freeze({ ...read, admin_token: kept.token }) : read;
+  exitQuietlyWhileStarting();
+  const logger = createLogger('asset-store', config.log_level, config.log_format);
   const stop = new AbortController();
   let waitingFor = 'opening the index';
   let handler: RequestListener = startingApp(() => waitingFor, logger);
@@ -63,12 +80,17 @@ async function main(): Promise<void> {
   handler = createApp(runtime);
   // Background from here on: the start-up scrub never delays serving.
   runtime.startBackground();
-  await listen();
+  const { address } = await listen();
+  const base = baseUrlOf(address);
+  const places = config.console ? [`console: ${base}console/`] : [];
+  if (kept) process.stderr.write(adminTokenLine(kept));
+  process.stderr.write(readyLine('asset-store', base, [...places, `API reference: ${base}docs`]));
 }
 
 function failed(err: unknown): never {
   process.stderr.write(
-    `asset-store: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+    listenFailure('asset-store', err, { key: 'listen', env: 'ASSET_STORE_LISTEN' }) ??
+      `asset-store: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
   );
   process.exit(1);
 }

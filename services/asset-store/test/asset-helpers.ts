@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { getAttribute, listAttributes } from 'fs-xattr';
+import sharp from 'sharp';
 import request from 'supertest';
 import type { App } from '../src/app.js';
 import { encodeAttributes } from '../src/storage/attributes.js';
@@ -17,6 +18,17 @@ import {
   objectsUnder,
 } from './s3-bucket.js';
 import type { TestApp } from './test-app.js';
+
+/** A PNG of one colour, `width` × `height` pixels. */
+export function solidPng(
+  width: number,
+  height: number,
+  background: { r: number; g: number; b: number },
+): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background } })
+    .png()
+    .toBuffer();
+}
 
 /** The ingest answer as tests read it. */
 export interface Ingested {

@@ -71,9 +71,9 @@ export class SseReader {
 
   body = '';
 
-  /** The events (messages with an id) so far. */
+  /** The events (messages with data) so far; the opening message has only an id. */
   get events(): SseMessage[] {
-    return this.messages.filter((m) => m.id !== undefined);
+    return this.messages.filter((m) => m.data !== undefined);
   }
 
   /** Resolves once `test` holds over the messages, or rejects after `ms`. */

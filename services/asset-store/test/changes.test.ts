@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { testDatabaseMode } from '@svc/testing';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
+import type { Database } from '../src/db/database.js';
 import { ingestData, ingestFile } from './asset-helpers.js';
 import { changesPage, listening, SseReader } from './change-helpers.js';
 import { insertAssetRow } from './factories.js';
@@ -24,6 +25,26 @@ const meta = async (hash: string) =>
 async function lastPosition(): Promise<number> {
   const head = await t.index.db.selectFrom('asset_event_head').select('last').executeTakeFirst();
   return Number(head!.last);
+}
+
+/** The `asset_count` slot a connection's inserts add to (`20261126190100_asset_count_slots`). */
+async function countSlot(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+  return rows[0]!.pid % 32;
+}
+
+/**
+ * Runs `fn` on a connection that counts in another slot than `busy`: on the same slot an
+ * insert waits for the held transaction's count row (1 run in 32 with any connection).
+ * A connection on `busy` is kept while the next is taken, so the pool hands out another.
+ */
+async function onOtherCountSlot<T>(
+  busy: number,
+  fn: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return t.index.db
+    .connection()
+    .execute(async (db) => ((await countSlot(db)) === busy ? onOtherCountSlot(busy, fn) : fn(db)));
 }
 
 describe('GET /changes', () => {
@@ -122,14 +143,16 @@ describe('GET /changes', () => {
       const held = new Promise<void>((resolve) => (releaseFirst = resolve));
       let firstInserted!: () => void;
       const inserted = new Promise<void>((resolve) => (firstInserted = resolve));
+      let slowSlot = -1;
       // Written first, committed last.
       const slow = t.index.db.transaction().execute(async (trx) => {
+        slowSlot = await countSlot(trx);
         await insertAssetRow(trx, { application: 'slow' });
         firstInserted();
         await held;
       });
       await inserted;
-      await insertAssetRow(t.index.db, { application: 'fast' });
+      await onOtherCountSlot(slowSlot, (db) => insertAssetRow(db, { application: 'fast' }));
       const seen = await changesPage(t.app, { after: String(before) });
       expect(seen.events.map((e) => e.data?.application)).toEqual(['fast']);
       releaseFirst();
@@ -194,11 +217,15 @@ describe('GET /changes/stream', () => {
     const server = await listening(createApp(t.runtime, { streamPingMs: 300 }));
     const url = `${server.url}/api/v1/can/0/changes/stream`;
     try {
+      const start = await lastPosition();
       const live = await SseReader.open(url);
       expect(live.status).toBe(200);
+      // The opening message names where the stream starts (a reconnect resumes there).
+      await live.until((m) => m.length >= 1);
+      expect(live.messages[0]).toEqual({ comment: 'stream of changes', id: String(start) });
       const a = await ingestData(t.app, { data: 'a' });
       const b = await ingestData(t.app, { data: 'b' });
-      await live.until((m) => m.filter((x) => x.id).length >= 2);
+      await live.until((m) => m.filter((x) => x.data).length >= 2);
       const [first, second] = live.events;
       expect(first!.event).toBe('asset.created');
       expect(JSON.parse(first!.data!) as unknown).toEqual({
@@ -218,7 +245,7 @@ describe('GET /changes/stream', () => {
         await SseReader.open(url, { 'Last-Event-ID': first!.id! }),
         await SseReader.open(`${url}?after=${first!.id!}`),
       ]) {
-        await resumed.until((m) => m.filter((x) => x.id).length >= 2);
+        await resumed.until((m) => m.filter((x) => x.data).length >= 2);
         expect(resumed.events.map((e) => (JSON.parse(e.data!) as { hash: string }).hash)).toEqual([
           b.hash,
           c.hash,
@@ -228,6 +255,22 @@ describe('GET /changes/stream', () => {
 
       const bad = await SseReader.open(url, { 'Last-Event-ID': 'nope' });
       expect(bad.status).toBe(400);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('serves more streams at once than an AbortSignal has listeners by default, each gets the event', async () => {
+    const server = await listening(t.app);
+    try {
+      const url = `${server.url}/api/v1/can/0/changes/stream`;
+      const readers = await Promise.all(Array.from({ length: 12 }, () => SseReader.open(url)));
+      for (const r of readers) await r.until((m) => m.length >= 1);
+      const a = await ingestData(t.app, { data: 'to twelve streams' });
+      for (const r of readers) {
+        await r.until((m) => m.some((x) => x.data?.includes(a.hash)));
+        await r.close();
+      }
     } finally {
       await server.close();
     }

@@ -80,6 +80,46 @@ describe('asset-store ls and search', () => {
     ]);
   });
 
+  it('search --sort taken --all pages a timeline one item at a time, through assets taken in the same millisecond', async () => {
+    // `photo` and `notes` taken in the same millisecond of 2020 (ties go by timestamp), `data`
+    // with no date taken (its ingest time counts): newest first, then oldest first.
+    const taken = Date.UTC(2020, 8, 13);
+    const setTaken = (hashes: string[], value: number | null) =>
+      t.index.db
+        .updateTable('asset')
+        .set({ taken_at: value })
+        .where('hash', 'in', hashes)
+        .execute();
+    await setTaken([photo.hash, notes.hash], taken);
+    try {
+      const hashes = async (...args: string[]) => {
+        const run = await runCli(['search', '--json', '--sort', 'taken', '--all', ...args], {
+          env,
+        });
+        expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: '' });
+        return jsonLines<{ hash: string; taken_at: number | null }>(run.out).map((r) => [
+          r.hash,
+          r.taken_at,
+        ]);
+      };
+      expect(await hashes('--limit', '1')).toEqual([
+        [data.hash, null],
+        [notes.hash, taken],
+        [photo.hash, taken],
+      ]);
+      expect(await hashes('--limit', '1', '--order', 'asc')).toEqual([
+        [photo.hash, taken],
+        [notes.hash, taken],
+        [data.hash, null],
+      ]);
+      const wrong = await runCli(['search', '--sort', 'size'], { env });
+      expect(wrong.code).toBe(2);
+      expect(wrong.err).toContain("option '--sort <key>' argument 'size' is invalid");
+    } finally {
+      await setTaken([photo.hash, notes.hash], null);
+    }
+  });
+
   it('search combines every filter it is given, and draws a table without --json', async () => {
     const filtered = await runCli(['search', '--json', '--tags', 'trip', '--user', 'ann'], { env });
     expect(jsonLines(filtered.out)).toEqual([await meta(photo.hash)]);
@@ -132,7 +172,7 @@ describe('asset-store ls and search', () => {
     expect(run).toEqual({
       code: 1,
       out: '',
-      err: 'asset-store: 400: invalid limit: expected an integer from 1 to 1000\n',
+      err: `asset-store: ${env.ASSET_STORE_URL} answered 400: invalid limit: expected an integer from 1 to 1000\n`,
     });
   });
 });
@@ -207,7 +247,11 @@ describe('asset-store get', () => {
   it('says the store does not know a hash: exit 1', async () => {
     const unknown = 'e'.repeat(64);
     const run = await runCli(['get', unknown, '-o', path.join(work, 'none')], { env });
-    expect(run).toEqual({ code: 1, out: '', err: 'asset-store: 404: asset not found\n' });
+    expect(run).toEqual({
+      code: 1,
+      out: '',
+      err: `asset-store: ${env.ASSET_STORE_URL} answered 404: asset not found\n`,
+    });
     const prefix = await runCli(['meta', 'eeeeeeee'], { env });
     expect(prefix).toEqual({
       code: 1,

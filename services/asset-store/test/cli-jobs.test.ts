@@ -107,7 +107,7 @@ describe('asset-store verify, rebuild and jobs', () => {
     expect(run).toEqual({
       code: 1,
       out: '',
-      err: 'asset-store: 401: missing or invalid admin token\n',
+      err: `asset-store: ${env.ASSET_STORE_URL} answered 401: missing or invalid admin token\n`,
     });
     const cancel = await runCli(['jobs', '--cancel'], { env });
     expect(cancel.code).toBe(2);

@@ -28,6 +28,7 @@ export interface CliOptions {
 export interface RunningCli {
   child: ChildProcess;
   out(): string;
+  err(): string;
   done: Promise<CliRun>;
 }
 
@@ -57,7 +58,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): Run
       resolve({ code, out, err });
     });
   });
-  return { child, out: () => out, done };
+  return { child, out: () => out, err: () => err, done };
 }
 
 /** Runs the CLI to its end. */

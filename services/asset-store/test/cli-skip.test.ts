@@ -49,6 +49,7 @@ interface Line {
   status: string;
   hash?: string;
   timestamp?: number;
+  same_as?: string;
   error?: string;
 }
 
@@ -152,4 +153,78 @@ describe('asset-store upload: the skip check', () => {
     }
     expect(await heldIn('killed')).toEqual({ rows: 300, contents: 300 });
   }, 60_000);
+});
+
+describe('asset-store upload: the same content twice in one run', () => {
+  it('stores it once and skips the later files, naming the first (across batches too), unless --force', async () => {
+    const dir = path.join(work, 'copies');
+    const files: Record<string, string> = {
+      'a.png': 'the same picture',
+      'b.png': 'the same picture',
+      'c.png': 'another picture',
+      // Sorted after 66 fillers: the 70th file, in the second batch of the check.
+      'z.png': 'the same picture',
+    };
+    for (let i = 0; i < 66; i++) files[`f${String(i).padStart(4, '0')}.txt`] = `filler ${i}`;
+    writeTree(dir, files);
+    const run = await runCli(['upload', dir, '--json', '--concurrency', '8'], { env });
+    expect(run.code).toBe(0);
+    const lines = new Map(jsonLines<Line>(run.out).map((l) => [path.basename(l.path), l]));
+    expect(lines.size).toBe(70);
+    const first = lines.get('a.png')!;
+    expect(first).toEqual({
+      path: path.join(dir, 'a.png'),
+      status: 'stored',
+      hash: expect.any(String) as string,
+      timestamp: expect.any(Number) as number,
+    });
+    for (const name of ['b.png', 'z.png']) {
+      expect(lines.get(name)).toEqual({
+        path: path.join(dir, name),
+        status: 'skipped',
+        hash: first.hash,
+        timestamp: first.timestamp,
+        same_as: path.join(dir, 'a.png'),
+      });
+    }
+    expect(lines.get('c.png')).toMatchObject({ status: 'stored' });
+    expect(run.err).toMatch(/^asset-store: 68 stored, 2 skipped, 0 failed \(/);
+    expect(await heldIn('copies')).toEqual({ rows: 68, contents: 68 });
+    const rows = await t.index.db
+      .selectFrom('asset')
+      .select(['hash', 'human_filename'])
+      .where('human_path', '=', 'copies')
+      .where('human_filename', 'like', '%.png')
+      .orderBy('human_filename')
+      .execute();
+    expect(rows).toEqual([
+      { hash: first.hash, human_filename: 'a.png' },
+      { hash: lines.get('c.png')!.hash, human_filename: 'c.png' },
+    ]);
+  });
+
+  it('says so in a line on stderr without --json', async () => {
+    const dir = path.join(work, 'copies-said');
+    writeTree(dir, { 'a.txt': 'twice said', 'b.txt': 'twice said' });
+    const run = await runCli(['upload', dir], { env });
+    expect(run.code).toBe(0);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(
+      new RegExp(
+        `^skipped ${path.join(dir, 'b.txt')}: same content as ${path.join(dir, 'a.txt')}\n` +
+          'asset-store: 1 stored, 1 skipped, 0 failed \\(',
+      ),
+    );
+    expect(await heldIn('copies-said')).toEqual({ rows: 1, contents: 1 });
+  });
+
+  it('stores each copy with --force, asking the store nothing', async () => {
+    const dir = path.join(work, 'copies-forced');
+    writeTree(dir, { 'a.txt': 'kept twice', 'b.txt': 'kept twice' });
+    const run = await runCli(['upload', dir, '--json', '--force'], { env });
+    expect(run.code).toBe(0);
+    expect(jsonLines<Line>(run.out).map((l) => l.status)).toEqual(['stored', 'stored']);
+    expect(count(seen)).toEqual({ 'GET /list': 1, 'POST /ingest': 2 });
+    expect(await heldIn('copies-forced')).toEqual({ rows: 2, contents: 1 });
+  });
 });

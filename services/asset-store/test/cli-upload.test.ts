@@ -220,7 +220,7 @@ describe('asset-store CLI exit codes and credentials', () => {
       [['bogus'], /unknown command 'bogus'/],
       [['upload'], /missing required argument 'path'/],
       [['upload', work, '--concurrency', '0'], /--concurrency: expected an integer from 1 to 64/],
-      [['upload', path.join(work, 'no-such')], /no such file or folder: /],
+      [['upload', path.join(work, 'no-such')], /no such file or folder: \/.*\/no-such\n/],
       [['get', 'xyz'], /xyz: expected a hash \(64 hex characters\) or a prefix of 8 or more/],
     ];
     for (const [args, message] of cases) {
@@ -238,7 +238,7 @@ describe('asset-store CLI exit codes and credentials', () => {
     expect(refused).toEqual({
       code: 1,
       out: '',
-      err: 'asset-store: 401: missing or invalid API token\n',
+      err: `asset-store: ${env.ASSET_STORE_URL} answered 401: missing or invalid API token\n`,
     });
     expect(await rowsWithContent('needs a token')).toEqual([]);
     const allowed = await runCli(['upload', dir, '--json', '--token', TOKEN], {
@@ -252,7 +252,7 @@ describe('asset-store CLI exit codes and credentials', () => {
     const run = await runCli(['ls', '--url', 'http://127.0.0.1:1'], { env: {} });
     expect(run.code).toBe(1);
     expect(run.err).toMatch(
-      /^asset-store: cannot reach the store \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/,
+      /^asset-store: cannot reach the store at http:\/\/127\.0\.0\.1:1 \(connect ECONNREFUSED 127\.0\.0\.1:1\)\n$/,
     );
   });
 });

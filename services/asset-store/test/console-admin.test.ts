@@ -2,10 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
-import sharp from 'sharp';
 import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { ingestFile, type Ingested } from './asset-helpers.js';
+import { type Ingested, ingestFile, solidPng } from './asset-helpers.js';
 import { screenshot, startConsoleWorld, until, type ConsoleWorld } from './console-harness.js';
 
 const BROWSER_TIMEOUT_MS = 90_000;
@@ -15,11 +14,7 @@ const API = '/api/v1/can/0';
 const TRASHED = 56;
 
 /** A small PNG of one colour. */
-function png(r: number): Promise<Buffer> {
-  return sharp({ create: { width: 64, height: 48, channels: 3, background: { r, g: 80, b: 160 } } })
-    .png()
-    .toBuffer();
-}
+const png = (r: number) => solidPng(64, 48, { r, g: 80, b: 160 });
 
 describeInBrowser()('the console: trash, jobs and the icon (admin)', () => {
   let world: ConsoleWorld;
@@ -154,9 +149,17 @@ describeInBrowser()('the console: trash, jobs and the icon (admin)', () => {
       const help = page.locator('.help');
       await help.getByText('Jobs need the admin token').waitFor();
       const helpText = (await help.textContent()) ?? '';
-      expect(helpText).toContain('admin_token');
+      // Where the quick start's token is, the settings, and how to send it.
+      expect(helpText).toContain(
+        'Started with pnpm start, the service wrote one to services/asset-store/data/admin-token',
+      );
+      expect(helpText).toContain('admin_token_file');
       expect(helpText).toContain('ASSET_STORE_ADMIN_TOKEN');
-      expect(helpText).toContain('Without one every admin endpoint answers 403');
+      expect(helpText).toContain('with neither, every admin endpoint answers 403');
+      expect(helpText).toContain(
+        'ASSET_STORE_TOKEN=$(cat services/asset-store/data/admin-token) asset-store jobs',
+      );
+      expect(helpText).toContain('Authorization: Bearer <the token>');
       await page.getByText('No jobs yet.').waitFor();
 
       await page.getByRole('button', { name: 'Hard rebuild' }).click();

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
-import sharp from 'sharp';
 import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { ingestFile, type Ingested } from './asset-helpers.js';
+import { type Ingested, ingestFile, solidPng } from './asset-helpers.js';
 import {
+  gridHashes,
   screenshot,
   startConsoleWorld,
   until,
@@ -16,11 +16,7 @@ import {
 const BROWSER_TIMEOUT_MS = 90_000;
 const API = '/api/v1/can/0';
 
-function png(r: number): Promise<Buffer> {
-  return sharp({ create: { width: 120, height: 80, channels: 3, background: { r, g: 90, b: 60 } } })
-    .png()
-    .toBuffer();
-}
+const png = (r: number) => solidPng(120, 80, { r, g: 90, b: 60 });
 
 describeInBrowser()('the console: search, folders, duplicates and upload without copies', () => {
   let world: ConsoleWorld;
@@ -51,6 +47,76 @@ describeInBrowser()('the console: search, folders, duplicates and upload without
   afterAll(async () => {
     await world?.close();
   }, BROWSER_TIMEOUT_MS);
+
+  it(
+    'browses folders by human_path with breadcrumbs and counts',
+    async () => {
+      await waitForGrid(page, 5);
+      const sub = page.getByRole('list', { name: 'Subfolders' });
+      await page.locator('nav.folders[data-loaded]').waitFor();
+      expect(await sub.locator('a').allTextContents()).toEqual([
+        '▸ docs (1)',
+        '▸ photos (2)',
+        '▸ photos-old (1)',
+      ]);
+      // The arrow is decoration (aria-hidden): the link's name is the folder and its count.
+      await sub.getByRole('link', { name: 'photos (2)', exact: true }).click();
+      await page.waitForURL('**/console/?path=photos');
+      await waitForGrid(page, 2);
+      expect((await gridHashes(page)).sort()).toEqual(
+        [by['beach.png']!.hash, by['city.png']!.hash].sort(),
+      );
+      await page.locator('nav.folders[data-loaded]').waitFor();
+      expect(await sub.locator('a').allTextContents()).toEqual(['▸ 2025 (1)', '▸ 2026 (1)']);
+      await sub.getByRole('link', { name: /2026/ }).click();
+      await page.waitForURL('**/console/?path=photos%2F2026');
+      await waitForGrid(page, 1);
+      const crumbs = page.locator('.crumbs li');
+      expect(await crumbs.allTextContents()).toEqual(['All folders', 'photos', '2026']);
+      expect(await crumbs.last().locator('[aria-current="page"]').count()).toBe(1);
+      await page.locator('nav.folders[data-loaded]').waitFor();
+      expect(await sub.locator('a').allTextContents()).toEqual(['▸ summer (1)']);
+      await screenshot(page, 'console-folders');
+      await crumbs.getByRole('link', { name: 'photos' }).click();
+      await page.waitForURL('**/console/?path=photos');
+      await waitForGrid(page, 2);
+      await crumbs.getByRole('link', { name: 'All folders' }).click();
+      await page.waitForURL('**/console/');
+      await waitForGrid(page, 5);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    'searches with q, a MIME family and a folder together, kept in the URL',
+    async () => {
+      await page.getByLabel('Search', { exact: true }).fill('BEACH');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.waitForURL('**/console/?q=BEACH');
+      await waitForGrid(page, 3);
+      // A description matches too, case-insensitively.
+      await page.getByLabel('Search', { exact: true }).fill('night');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await waitForGrid(page, 1);
+      expect(await gridHashes(page)).toEqual([by['city.png']!.hash]);
+      // A family: every image, not the text file.
+      await page.getByLabel('Search', { exact: true }).fill('');
+      await page.getByLabel('Type').selectOption({ label: 'Images' });
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.waitForURL('**/console/?mime_type=image%2F*');
+      await waitForGrid(page, 4);
+      expect(world.apiRequests).toContain(`${API}/search?mime_type=image%2F*&sort=taken&limit=200`);
+      // All three at once.
+      await page.getByLabel('Search', { exact: true }).fill('beach');
+      await page.getByLabel('Folder', { exact: true }).fill('photos');
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await waitForGrid(page, 1);
+      expect(await gridHashes(page)).toEqual([by['beach.png']!.hash]);
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await waitForGrid(page, 5);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
 
   it(
     'groups assets by content in the Duplicates view, where a copy can be trashed',

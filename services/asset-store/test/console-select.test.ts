@@ -2,9 +2,8 @@ import { unzipSync } from 'fflate';
 import fs from 'node:fs';
 import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
-import sharp from 'sharp';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { ingestFile, type Ingested } from './asset-helpers.js';
+import { type Ingested, ingestFile, solidPng } from './asset-helpers.js';
 import {
   gridHashes,
   screenshot,
@@ -16,11 +15,7 @@ import {
 
 const BROWSER_TIMEOUT_MS = 90_000;
 
-function png(r: number, width = 400): Promise<Buffer> {
-  return sharp({ create: { width, height: 300, channels: 3, background: { r, g: 120, b: 90 } } })
-    .png()
-    .toBuffer();
-}
+const png = (r: number, width = 400) => solidPng(width, 300, { r, g: 120, b: 90 });
 
 /** A second of silence as a WAV file (PCM, 8 kHz, 8 bit, mono). */
 function wav(): Buffer {
@@ -244,11 +239,21 @@ describeInBrowser()('the console: selection, batch actions, zip download and the
         async () => (await audio.evaluate((a) => (a as { readyState: number }).readyState)) >= 1,
       );
       expect(await audio.evaluate((a) => (a as { duration: number }).duration)).toBeCloseTo(1, 1);
+      const pdfUrl = `/api/v1/can/0/asset/${shown()[4]}?disposition=inline`;
+      const pdfAnswer = page.waitForResponse((r) => r.url().endsWith(pdfUrl));
       await page.keyboard.press('ArrowRight');
       await page.waitForURL(`**/console/asset/${shown()[4]}`);
       const pdfDialog = page.getByRole('dialog', { name: 'talk.pdf' });
       const frame = pdfDialog.locator('iframe[title="talk.pdf"]');
-      await until(async () => ((await frame.getAttribute('src')) ?? '').startsWith('blob:'));
+      expect(await frame.getAttribute('src')).toBe(pdfUrl);
+      // Sandboxed by the answer's own header (the frame has no sandbox attribute, which the
+      // PDF viewer refuses), shown inline rather than saved.
+      const answer = await pdfAnswer;
+      expect(answer.status()).toBe(200);
+      const headers = await answer.allHeaders();
+      expect(headers['content-security-policy']).toBe('sandbox');
+      expect(headers['content-disposition']).toBe('inline; filename="talk.pdf"');
+      expect(await frame.getAttribute('sandbox')).toBeNull();
       // The browser's PDF viewer took it (a frame of another type would show it as text).
       await until(() =>
         Promise.resolve(page.frames().some((f) => f.url().startsWith('chrome-extension://'))),

@@ -6,7 +6,7 @@ import { buildConsole } from './console-harness.js';
 import { createTestApp, type TestApp } from './test-app.js';
 
 const CSP =
-  "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:; frame-src blob:; " +
+  "default-src 'self'; img-src 'self' blob:; media-src 'self' blob:; frame-src 'self'; " +
   "object-src 'none'; base-uri 'none'; " +
   "frame-ancestors 'none'; form-action 'self'";
 
@@ -35,7 +35,7 @@ describe('the console at /console/, built', () => {
   it("preloads the grid's first page with the page at /console/, and only there", async () => {
     const res = await request(t.app).get('/console/');
     expect(res.headers.link).toBe(
-      '</api/v1/can/0/list?limit=200>; rel=preload; as=fetch; crossorigin=anonymous',
+      '</api/v1/can/0/search?sort=taken&limit=200>; rel=preload; as=fetch; crossorigin=anonymous',
     );
     // Other views, or filters in the URL, ask something else first: nothing to preload.
     for (const route of [

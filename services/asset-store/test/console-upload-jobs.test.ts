@@ -123,10 +123,42 @@ describe('the console: upload by drop (tus) and live jobs', () => {
   );
 
   it(
+    'shows an upload whose grid page was still on its way when the feed told of it',
+    async () => {
+      // The upload's end reloads the grid from its first page; held here, the feed's event
+      // for the same asset refreshes the grid meanwhile, which drops that page's answer.
+      const held: (() => Promise<void>)[] = [];
+      let holding = true;
+      await page.route('**/api/v1/can/0/search?*', (route) =>
+        holding ? held.push(() => route.continue()) : route.continue(),
+      );
+      try {
+        await page.locator('#upload-files').setInputFiles({
+          name: 'raced.txt',
+          mimeType: 'text/plain',
+          buffer: Buffer.from('uploaded while the grid was loading'),
+        });
+        await page.locator('.uploads li[data-file="raced.txt"][data-state="done"]').waitFor();
+        await until(() => Promise.resolve(held.length > 0));
+        // The feed's refresh comes 200 ms after its event.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      } finally {
+        holding = false;
+        await Promise.all(held.map((release) => release()));
+        await page.unroute('**/api/v1/can/0/search?*');
+      }
+      await waitForGrid(page, 4);
+      expect(await textOnceIs(page, '#status', '4 assets')).toBe('4 assets');
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
     'asks for the admin token once, starts a verify and shows its progress moving to done',
     async () => {
       for (let i = 0; i < LARGE_FILES; i++) await storeSparseAsset(world.t, LARGE_BYTES);
-      const total = 3 + LARGE_FILES;
+      // The four files uploaded above, and the large ones.
+      const total = 4 + LARGE_FILES;
       await page.getByRole('link', { name: 'Jobs' }).click();
       await page.waitForURL('**/console/jobs');
       const dialog = page.getByRole('dialog', { name: 'Token needed' });

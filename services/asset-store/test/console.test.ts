@@ -1,29 +1,24 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { describeInBrowser } from '@svc/testing/browser';
 import type { Page } from 'playwright-core';
-import sharp from 'sharp';
 import request from 'supertest';
 import { findAssetByHash } from '../src/assets/asset.repository.js';
-import { ingestFile, xattrsOf, type Ingested } from './asset-helpers.js';
+import { type Ingested, ingestFile, solidPng, xattrsOf } from './asset-helpers.js';
 import {
+  type ConsoleWorld,
+  corruptThroughVerifier,
   gridHashes,
   screenshot,
   startConsoleWorld,
   until,
   waitForGrid,
-  type ConsoleWorld,
 } from './console-harness.js';
 
 const BROWSER_TIMEOUT_MS = 90_000;
 const ADMIN = 'console-admin-token';
 
 /** A small PNG of one colour. */
-function png(r: number, g: number, b: number): Promise<Buffer> {
-  return sharp({ create: { width: 320, height: 200, channels: 3, background: { r, g, b } } })
-    .png()
-    .toBuffer();
-}
+const png = (r: number, g: number, b: number) => solidPng(320, 200, { r, g, b });
 
 describeInBrowser()('the console in Chromium', () => {
   let world: ConsoleWorld;
@@ -85,7 +80,7 @@ describeInBrowser()('the console in Chromium', () => {
       await waitForGrid(page, 2);
       const holiday = assets.filter((a) => ['harbour.png', 'sunset.png'].includes(a.name));
       expect(await gridHashes(page)).toEqual(holiday.map((a) => a.hash).reverse());
-      expect(world.apiRequests).toContain('/api/v1/can/0/search?tags=holiday&limit=200');
+      expect(world.apiRequests).toContain('/api/v1/can/0/search?tags=holiday&sort=taken&limit=200');
       // Two filters together: every one applies.
       await page.getByLabel('Tags', { exact: true }).fill('home, paper');
       await page.getByRole('button', { name: 'Search' }).click();
@@ -169,12 +164,7 @@ describeInBrowser()('the console in Chromium', () => {
     'shows a corrupted asset as such, in the grid and in its view, without a download',
     async () => {
       const target = assets[2]!;
-      fs.writeFileSync(path.join(world.t.storageRoot, target.filename), 'tampered');
-      const verify = await request(world.t.app)
-        .post('/api/v1/can/0/admin/verify')
-        .set('Authorization', `Bearer ${ADMIN}`);
-      expect(verify.status).toBe(200);
-      expect((verify.body as { data: unknown }).data).toMatchObject({
+      expect(await corruptThroughVerifier(world, target.filename, ADMIN)).toMatchObject({
         checked: assets.length,
         corrupted: 1,
         missing: 0,
@@ -291,6 +281,44 @@ describeInBrowser()('the console with api_token set', () => {
       await page.reload();
       await waitForGrid(page, 1);
       expect(await dialog.isVisible()).toBe(false);
+      expect(world.outside).toEqual([]);
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    'follows the change feed with the token (an EventSource could not send it); a PDF offers Download only',
+    async () => {
+      const { page } = await world.newPage();
+      const streamAuth: (string | undefined)[] = [];
+      page.on('request', (req) => {
+        if (req.url().includes('/changes/stream')) streamAuth.push(req.headers().authorization);
+      });
+      await page.goto('/console/');
+      const dialog = page.getByRole('dialog', { name: 'Token needed' });
+      await dialog.getByLabel('API token').fill(TOKEN);
+      await dialog.getByRole('button', { name: 'Continue' }).click();
+      await waitForGrid(page, 1);
+      await page.locator('#live[data-state="open"]').waitFor();
+      expect(streamAuth.at(-1)).toBe(`Bearer ${TOKEN}`);
+      const res = await request(world.t.app)
+        .post('/api/v1/can/0/ingest')
+        .set('Authorization', `Bearer ${TOKEN}`)
+        .field('human_file_name', 'slides.pdf')
+        .field('mime_type', 'application/pdf')
+        .attach('file', Buffer.from('%PDF-1.4\n%%EOF\n'), 'slides.pdf');
+      expect(res.status).toBe(200);
+      const pdf = (res.body as { data: Ingested }).data;
+      await waitForGrid(page, 2);
+      expect(await gridHashes(page)).toEqual([pdf.hash, stored.hash]);
+      // A frame cannot send the token, and nothing unsandboxed is shown.
+      await page.locator(`.cell[data-hash="${pdf.hash}"]`).click();
+      const viewer = page.getByRole('dialog', { name: 'slides.pdf' });
+      expect(await viewer.locator('.media[data-kind="pdf"] .no-preview').textContent()).toBe(
+        'No preview while an API token is needed: download it.',
+      );
+      expect(await viewer.locator('iframe').count()).toBe(0);
+      await viewer.getByRole('button', { name: 'Download' }).waitFor();
       expect(world.outside).toEqual([]);
     },
     BROWSER_TIMEOUT_MS,

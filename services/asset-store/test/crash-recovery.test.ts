@@ -1,13 +1,8 @@
+import { unfinishedRequest } from '@svc/testing/raw-connection';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  waitUntil,
-  freePort,
-  loadThenKill,
-  spawnService,
-  unfinishedRequest,
-} from '@svc/testing/service-process';
+import { waitUntil, freePort, loadThenKill, spawnService } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
 
 /** Staged uploads anywhere under `.tmp/` (every process stages in a folder of its own). */

@@ -72,6 +72,14 @@ describeS3('downloads redirected to a presigned GET (s3_download_redirect)', (s3
     expect(location.searchParams.get('response-content-disposition')).toBe(attachmentHeader(human));
   });
 
+  it('serves disposition=inline itself, with the sandbox S3 could not add', async () => {
+    const res = await fetch(`${base}${asset(hash)}?disposition=inline`, { redirect: 'manual' });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(content);
+    expect(res.headers.get('content-disposition')).toBe(attachmentHeader(human, 'inline'));
+    expect(res.headers.get('content-security-policy')).toBe('sandbox');
+  });
+
   it('gives fetch the bytes with the type and disposition once it follows the redirect', async () => {
     const res = await fetch(`${base}${asset(hash)}`);
     expect(res.status).toBe(200);

@@ -34,6 +34,32 @@ describe('download', () => {
     );
   });
 
+  it('answers disposition=inline inline, still sandboxed, for a frame to show it', async () => {
+    const content = Buffer.from('%PDF-1.4 not really');
+    const { hash } = await ingestFile(t.app, content, 'talk.pdf', {
+      human_file_name: 'talk.pdf',
+      mime_type: 'application/pdf',
+    });
+    const res = await request(t.app)
+      .get(`${asset(hash)}?disposition=inline`)
+      .buffer(true)
+      .parse(binary)
+      .expect(200);
+    expect(res.body).toEqual(content);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    expect(res.headers['content-disposition']).toBe('inline; filename="talk.pdf"');
+    expect(res.headers['content-security-policy']).toBe('sandbox');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const explicit = await request(t.app).get(`${asset(hash)}?disposition=attachment`).expect(200);
+    expect(explicit.headers['content-disposition']).toBe('attachment; filename="talk.pdf"');
+    const bad = await request(t.app).get(`${asset(hash)}?disposition=open`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      status: 'error',
+      error: 'invalid disposition: Invalid option: expected one of "attachment"|"inline"',
+    });
+  });
+
   it('names the physical file when there is no human file name', async () => {
     const { hash, filename } = await ingestFile(t.app, 'x', 'a.txt');
     const res = await request(t.app).get(asset(hash)).expect(200);

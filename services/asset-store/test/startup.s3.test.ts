@@ -76,7 +76,11 @@ describeS3('asset-store started with storage_backend: s3', (s3) => {
 
         sandbox.running.child.kill('SIGTERM');
         expect(await sandbox.running.exited).toEqual({ code: 0, signal: null });
-        expect(sandbox.running.stderr()).toBe('');
+        // Only the line saying it serves (start-output.test.ts).
+        const home = `http://127.0.0.1:${port}/`;
+        expect(sandbox.running.stderr()).toBe(
+          `asset-store ready: ${home} (console: ${home}console/, API reference: ${home}docs)\n`,
+        );
       } finally {
         await deleteObjectsUnder(client, bucket, '');
         await client.send(new DeleteBucketCommand({ Bucket: bucket }));

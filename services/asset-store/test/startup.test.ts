@@ -21,6 +21,11 @@ const FILES = 4;
 
 const sandbox = useServiceSandbox('asset-store-startup-');
 
+/** The one line the service prints on stderr once it serves (start-output.test.ts). */
+const readyLine = (port: number) =>
+  `asset-store ready: http://127.0.0.1:${port}/ (console: http://127.0.0.1:${port}/console/, ` +
+  `API reference: http://127.0.0.1:${port}/docs)\n`;
+
 describe('asset-store start-up with a bad configuration', () => {
   const cases = [
     {
@@ -124,7 +129,7 @@ describe('asset-store start-up with a good configuration', () => {
 
       expect(await sandbox.running.exited).toEqual({ code: 0, signal: null });
       await sandbox.running.waitForLog('stopped');
-      expect(sandbox.running.stderr()).toBe('');
+      expect(sandbox.running.stderr()).toBe(readyLine(port));
     },
     START_TIMEOUT_MS,
   );
@@ -169,7 +174,7 @@ describe('asset-store start-up with a good configuration', () => {
       // is 10 s.
       expect(Date.now() - signalled).toBeLessThan(5_000);
       await sandbox.running.waitForLog('stopped');
-      expect(sandbox.running.stderr()).toBe('');
+      expect(sandbox.running.stderr()).toBe(readyLine(port));
     },
     START_TIMEOUT_MS,
   );

@@ -23,18 +23,41 @@ export class WebhookReceiver {
   readonly received: Received[] = [];
   secret = '';
   answer: (event: ChangeEvent, seen: number) => number = () => 200;
+  /** While true, requests are read and never answered (a receiver that hangs). */
+  hold = false;
+  /** Requests taken while holding (not in `received`). */
+  held = 0;
   #server = http.createServer((req, res) => this.#take(req, res));
   #seen = new Map<string, number>();
   #waiters: (() => void)[] = [];
+  #port = 0;
 
   static async start(): Promise<WebhookReceiver> {
     const receiver = new WebhookReceiver();
-    await new Promise<void>((resolve) => receiver.#server.listen(0, '127.0.0.1', resolve));
+    await receiver.up();
     return receiver;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
+    return `http://127.0.0.1:${this.#port}/hook`;
+  }
+
+  /** Goes away: open connections dropped, new ones refused, until `up()` (same port). */
+  async down(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  /** Listens (again) on its port: the first time on a free one. */
+  async up(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#port, '127.0.0.1', () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
   }
 
   /** The deliveries answered 2xx, in arrival order. */
@@ -59,8 +82,7 @@ export class WebhookReceiver {
   }
 
   async close(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    if (this.#server.listening) await this.down();
   }
 
   #take(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -74,6 +96,10 @@ export class WebhookReceiver {
         verified = true;
       } catch {
         verified = false;
+      }
+      if (this.hold) {
+        this.held++;
+        return;
       }
       const event = JSON.parse(body) as ChangeEvent;
       const id = String(req.headers['webhook-id']);

@@ -65,6 +65,9 @@ const copyStatics = async () => {
   await writeFavicon();
 };
 if (watch) {
+  // Ctrl-C (or SIGTERM) ends the watch with exit 0: `pnpm dev` reports a death by signal as
+  // a failure.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));
   for (const options of builds)
     await (await esbuild.context({ ...options, logLevel: 'info' })).watch();
   await copyStatics();

@@ -19,9 +19,28 @@ export async function upsertAsset(db: Kysely<Database>, row: NewAssetRow): Promi
     .execute();
 }
 
-/** Empties the index (hard rebuild); TRUNCATE also resets the kept counts in one step. */
+/**
+ * Empties the index (hard rebuild); TRUNCATE also resets the kept counts in one step. The
+ * rows go first to `asset_rebuild_before`, which the feed's insert trigger compares each
+ * row indexed again with (a copy kept from a rebuild cut off stays: it is what the feed
+ * last told).
+ */
 export async function deleteAllAssets(db: Kysely<Database>): Promise<void> {
-  await sql`truncate asset`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`insert into asset_rebuild_before (hash, row)
+      select a.hash, to_jsonb(a) from asset a
+      on conflict (hash) do nothing`.execute(trx);
+    await sql`truncate asset`.execute(trx);
+  });
+}
+
+/**
+ * After a completed rebuild: one `asset.purged` event for each asset of the emptied index
+ * that did not come back; answers how many.
+ */
+export async function settleRebuild(db: Kysely<Database>): Promise<number> {
+  const result = await sql<{ n: string }>`select asset_rebuild_settle() as n`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
 }
 
 /** True when the index holds no row at all. */

@@ -15,6 +15,7 @@ import { listAssetsAfter, setAssetCorrupted } from '../verifier/verifier.reposit
 import {
   deleteAllAssets,
   isIndexEmpty,
+  settleRebuild,
   unindexedHashes,
   upsertAsset,
 } from './rebuild.repository.js';
@@ -205,6 +206,13 @@ export class Rebuilder {
     }
     await flush();
     if (mode === 'soft' && !signal?.aborted) await this.#flagVanished();
+    // Only once every file was seen: an asset not yet indexed again is not gone.
+    if (!signal?.aborted) {
+      const purged = await settleRebuild(this.deps.db);
+      if (purged > 0) {
+        this.deps.logger.info({ purged }, 'rebuild: assets whose files are gone left the index');
+      }
+    }
     return report;
   }
 

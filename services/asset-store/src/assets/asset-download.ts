@@ -34,12 +34,13 @@ const DOWNLOAD_HEADERS = [
 ];
 
 /**
- * `attachment` with the human file name when known, else the physical one (RFC 6266): an
- * ASCII `filename` for every client, `filename*` (UTF-8) when the name is not plain ASCII.
+ * `attachment` (or `inline`, asked for) with the human file name when known, else the
+ * physical one (RFC 6266): an ASCII `filename` for every client, `filename*` (UTF-8) when
+ * the name is not plain ASCII.
  */
-export function attachmentHeader(name: string): string {
+export function attachmentHeader(name: string, type: 'attachment' | 'inline' = 'attachment'): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_');
-  return contentDisposition(name, { type: 'attachment', fallback: ascii });
+  return contentDisposition(name, { type, fallback: ascii });
 }
 
 /**
@@ -62,7 +63,12 @@ function setCacheHeaders(res: Response, validators: Validators): void {
  * once the response is complete; rejects while nothing was sent yet, with an AppError or,
  * for a file gone since it was located, the file system's ENOENT.
  */
-export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Promise<void> {
+export function sendAsset(
+  req: Request,
+  res: Response,
+  asset: LocatedAsset,
+  dispositionType: 'attachment' | 'inline' = 'attachment',
+): Promise<void> {
   const validators = { etag: `"${asset.record.hash}"`, lastModified: asset.record.timestamp };
   const outcome = evaluatePreconditions(req.headers, validators);
   if (outcome === 'failed') return Promise.reject(assetErrors.preconditionFailed());
@@ -71,8 +77,18 @@ export function sendAsset(req: Request, res: Response, asset: LocatedAsset): Pro
     res.status(304).end();
     return Promise.resolve();
   }
-  const disposition = attachmentHeader(asset.record.human_filename ?? asset.filename);
-  if (asset.presign && req.method === 'GET' && !REJUDGED.some((h) => h in req.headers)) {
+  const disposition = attachmentHeader(
+    asset.record.human_filename ?? asset.filename,
+    dispositionType,
+  );
+  // Inline content is shown by the browser, so it must come with the sandbox, which S3
+  // cannot add to its answer: served from here, not redirected.
+  if (
+    asset.presign &&
+    dispositionType === 'attachment' &&
+    req.method === 'GET' &&
+    !REJUDGED.some((h) => h in req.headers)
+  ) {
     return redirectToStorage(res, asset.presign, asset.record.mime_type, disposition);
   }
   res.setHeader('Content-Type', asset.record.mime_type);

@@ -157,6 +157,16 @@ export const assetOpenApi: OpenApiFeature = {
         description:
           'ETag is the quoted hash, Last-Modified the ingest time. Preconditions follow RFC 9110 whatever the request Cache-Control says: If-Match, If-Unmodified-Since (412), If-None-Match, If-Modified-Since (304), If-Range. Every answer carries X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox.',
         operationId: 'getAsset',
+        parameters: [
+          {
+            name: 'disposition',
+            in: 'query',
+            required: false,
+            description:
+              '`inline` answers `Content-Disposition: inline` so that a browser shows the content in a frame (PDFs in its own viewer), still sandboxed; on S3 storage such a GET is served, not redirected, as S3 cannot add the sandbox.',
+            schema: { type: 'string', enum: ['attachment', 'inline'], default: 'attachment' },
+          },
+        ],
         responses: {
           '200': {
             description: 'The bytes, with Content-Type, Content-Disposition, ETag',
@@ -173,8 +183,11 @@ export const assetOpenApi: OpenApiFeature = {
             description: 'Range not satisfiable',
             content: { 'application/json': { schema: ref('ErrorEnvelope') } },
           },
-          ...hashErrors,
-          ...errorResponses({ 500: 'The asset is corrupted or its file is missing' }),
+          ...errorResponses({
+            400: 'Malformed hash, or a disposition other than attachment or inline',
+            404: 'Unknown hash or container',
+            500: 'The asset is corrupted or its file is missing',
+          }),
         },
       },
       head: {

@@ -3,7 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import { assetErrors } from '../errors.js';
 import { parseHash, parseInput } from '../validation.js';
 import { sendAsset } from './asset-download.js';
-import { patchSchema } from './asset.schemas.js';
+import { downloadQuery, patchSchema } from './asset.schemas.js';
 import type { AssetService } from './asset.service.js';
 import type { IngestHandler } from './ingest.handler.js';
 import type { IngestService } from './ingest.service.js';
@@ -42,7 +42,9 @@ export function assetRoutes(deps: AssetRoutesDeps): Router {
   router
     .route('/asset/:hash')
     .get(async (req, res) => {
-      await deps.assets.withFile(parseHash(req.params.hash), (asset) => sendAsset(req, res, asset));
+      const hash = parseHash(req.params.hash);
+      const { disposition } = parseInput(downloadQuery, req.query, 'query');
+      await deps.assets.withFile(hash, (asset) => sendAsset(req, res, asset, disposition));
     })
     .patch(json, async (req, res) => {
       const hash = parseHash(req.params.hash);

@@ -96,6 +96,15 @@ export const fileIngestFieldsSchema = ingestFieldsSchema.strict().extend({
 export type FileIngestFields = z.infer<typeof fileIngestFieldsSchema>;
 
 /** The body of `PATCH /asset/{hash}`: only `tags` and `description`. */
+/**
+ * `GET /asset/{hash}` query: `disposition=inline` lets a browser show the content in a frame
+ * (the console's PDF viewer), still under `Content-Security-Policy: sandbox`; other
+ * parameters are ignored, as they always were.
+ */
+export const downloadQuery = z.object({
+  disposition: z.enum(['attachment', 'inline']).default('attachment'),
+});
+
 export const patchSchema = z.strictObject({
   tags: z
     .array(

@@ -41,7 +41,9 @@ export async function streamChanges(
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
   });
-  res.write(': stream of changes\nretry: 1000\n\n');
+  // An id without data dispatches nothing but sets the client's last event id (the SSE
+  // rules): a reconnect before the first event resumes here, not from a later "now".
+  res.write(`: stream of changes\nid: ${cursor}\nretry: 1000\n\n`);
   let lastWrite = Date.now();
   const write = async (text: string) => {
     lastWrite = Date.now();

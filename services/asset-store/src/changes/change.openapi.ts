@@ -52,7 +52,7 @@ export const changeOpenApi: OpenApiFeature = {
       get: {
         summary: 'The change feed live, as Server-Sent Events',
         description:
-          '`id:` the event’s id, `event:` its type, `data:` the event JSON. Resumes after `Last-Event-ID` (wins) or `?after=`; without either, from now. A comment line every 15 s.',
+          '`id:` the event’s id, `event:` its type, `data:` the event JSON. Resumes after `Last-Event-ID` (wins) or `?after=`; without either, from now. The first message has no data, only `id:`: the cursor the stream starts after, so a client that reconnects before any event resumes from there. A comment line every 15 s.',
         operationId: 'streamChanges',
         parameters: [
           afterParameter('Resume after this event id.'),

@@ -2,19 +2,27 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { AssetEventRow } from './change.table.js';
 
-/** The committed events after position `after`, in position order. */
+/**
+ * The committed events after position `after`, in position order, with the last position
+ * pruned, read in one statement (one snapshot): a prune either happened before it (the
+ * events are gone and `pruned_through` says so) or not at all for this read.
+ */
 export async function eventsAfter(
   db: Kysely<Database>,
   after: number,
   limit: number,
-): Promise<AssetEventRow[]> {
-  return db
-    .selectFrom('asset_event')
-    .selectAll()
-    .where('pos', '>', after)
-    .orderBy('pos')
-    .limit(limit)
-    .execute();
+): Promise<{ rows: AssetEventRow[]; prunedThrough: number }> {
+  const result = await sql<AssetEventRow & { pruned_through: number }>`
+    select h.pruned_through, e.* from asset_event_head h
+    left join lateral (
+      select * from asset_event where pos > ${after} order by pos limit ${limit}
+    ) e on true
+    order by e.pos`.execute(db);
+  const first = result.rows[0];
+  return {
+    rows: result.rows.flatMap(({ pruned_through: _, ...row }) => (row.pos === null ? [] : [row])),
+    prunedThrough: Number(first?.pruned_through ?? 0),
+  };
 }
 
 /** The last position given, and the last one pruned. */

@@ -1,5 +1,6 @@
 import { AppError } from '@svc/envelope';
 import type { Kysely } from 'kysely';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { AssetRecord } from '../assets/asset-record.js';
 import { toAssetRecord } from '../assets/asset.model.js';
@@ -79,19 +80,18 @@ export class ChangeFeed {
       retentionDays: number;
       logger: Pick<Logger, 'info' | 'warn'>;
     },
-  ) {}
+  ) {
+    // Every open stream listens for the shutdown: as many listeners as streams, not a leak.
+    setMaxListeners(0, this.#closing.signal);
+  }
 
   /**
    * The events after `after` (from the oldest kept when absent), at most `limit`; 410 when
-   * events after `after` were pruned. The events are read before the head, so a prune
-   * between the two is seen.
+   * events after `after` were pruned.
    */
   async page(after: number | undefined, limit: number): Promise<ChangePage> {
-    const rows = await eventsAfter(this.deps.db, after ?? 0, limit);
-    if (after !== undefined) {
-      const head = await eventHead(this.deps.db);
-      if (after < head.pruned_through) throw cursorGone();
-    }
+    const { rows, prunedThrough } = await eventsAfter(this.deps.db, after ?? 0, limit);
+    if (after !== undefined && after < prunedThrough) throw cursorGone();
     const events = rows.map(toChangeEvent);
     const last = events.at(-1);
     if (last) this.deps.signal.saw(Number(last.id));

@@ -21,15 +21,14 @@ export function addAssetCommands(program: Command, ctx: CommandContext): void {
     if (flags.all) query.limit ??= 1000;
     const items: Asset[] = [];
     let page: AssetPage;
+    const cursor = new PageCursor(query.sort === 'taken', query.order === 'asc');
     for (;;) {
       page = await (endpoint === 'list' ? c.api.list(query) : c.api.search(query));
       if (json) for (const item of page.items) ctx.io.stdout(`${JSON.stringify(item)}\n`);
       else items.push(...page.items);
       const last = page.items.at(-1);
       if (!flags.all || !last || page.items.length < page.pagination.limit) break;
-      // The timestamp cursor never skips or repeats an item while others are added.
-      query.offset_time = last.timestamp;
-      query.offset = undefined;
+      Object.assign(query, cursor.after(page.items));
     }
     if (!json) {
       ctx.io.stdout(assetTable(items));
@@ -142,4 +141,31 @@ async function resolveHash(client: StoreClient, given: string): Promise<string> 
   if (!first) throw new CliError(`${given}: no asset has such a hash`);
   if (second) throw new CliError(`${given}: several assets start so; give more characters`);
   return first.hash;
+}
+
+/**
+ * Where `--all`'s next page starts. By timestamp (unique) the last item's timestamp: it never
+ * skips or repeats an item while others are added. By date taken (`--sort taken`, shared by
+ * several assets) the last item's key widened by one, with `offset` counting the items of
+ * that key already shown, over as many pages as the key spans (the API's rule).
+ */
+class PageCursor {
+  #key: number | undefined;
+  #shown = 0;
+
+  constructor(
+    private readonly taken: boolean,
+    private readonly ascending: boolean,
+  ) {}
+
+  after(items: readonly Asset[]): { offset_time: number; offset: number | undefined } {
+    const last = items.at(-1)!;
+    if (!this.taken) return { offset_time: last.timestamp, offset: undefined };
+    const keyOf = (a: Asset) => a.taken_at ?? a.timestamp;
+    const key = keyOf(last);
+    const onPage = items.filter((a) => keyOf(a) === key).length;
+    this.#shown = (this.#key === key ? this.#shown : 0) + onPage;
+    this.#key = key;
+    return { offset_time: this.ascending ? key - 1 : key + 1, offset: this.#shown };
+  }
 }

@@ -26,6 +26,17 @@ export function humanSize(bytes: number): string {
   return `${shown} ${units[unit]}`;
 }
 
+/** Rows as an aligned text table under a header (the last column unpadded). */
+export function textTable(header: readonly string[], rows: readonly string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].map((l) => `${l}\n`).join('');
+}
+
 /**
  * Records as an aligned text table, one line per asset: times in local time (ingest time,
  * and when a picture was taken), sizes in bytes' units, an image's pixels.
@@ -42,12 +53,5 @@ export function assetTable(items: readonly Asset[]): string {
     item.tags.join(','),
     [item.human_path, item.human_filename].filter(Boolean).join('/'),
   ]);
-  const header = ['HASH', 'TIME', 'TC', 'TYPE', 'SIZE', 'PIXELS', 'TAKEN', 'TAGS', 'NAME'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].map((l) => `${l}\n`).join('');
+  return textTable(['HASH', 'TIME', 'TC', 'TYPE', 'SIZE', 'PIXELS', 'TAKEN', 'TAGS', 'NAME'], rows);
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ApiError } from '../client/index.js';
 
 /** The store answered with an error envelope (or something that was not one): the client's. */
@@ -19,14 +20,37 @@ export class InterruptedError extends Error {
   }
 }
 
-/** One line for stderr saying what went wrong. */
-export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return `${err.status}: ${err.message}`;
+/** Connection failures: the store named by `--url` is not there (or not reachable). */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** One line for stderr saying what went wrong; `store` (the URL tried) names the store that answered or could not be reached. */
+export function describeError(err: unknown, store?: string): string {
+  if (err instanceof ApiError) {
+    return store === undefined
+      ? `${err.status}: ${err.message}`
+      : `${store} answered ${err.status}: ${err.message}`;
+  }
   if (err instanceof Error) {
     // undici and Node put the reason for a refused connection in `cause` or `code`.
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const code = (err as { code?: string }).code ?? cause?.code;
-    if (code === 'ECONNREFUSED') return `cannot reach the store (${cause?.message ?? err.message})`;
+    if (code !== undefined && UNREACHABLE.has(code)) {
+      const at = store === undefined ? '' : ` at ${store}`;
+      return `cannot reach the store${at} (${cause?.message ?? err.message})`;
+    }
+    // A file system error names the path as given; the absolute one says which folder.
+    const { path: file, syscall } = err as NodeJS.ErrnoException;
+    if (syscall !== undefined && typeof file === 'string' && !path.isAbsolute(file)) {
+      return err.message.replace(file, path.resolve(file));
+    }
     return err.message;
   }
   return String(err);

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { addAssetCommands } from './asset-commands.js';
 import { CLI_ENV } from './cli-env.js';
+import { addEventCommands } from './event-commands.js';
 import { describeError, EXIT, InterruptedError, UsageError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
@@ -33,7 +34,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr(`asset-store: ${err.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`asset-store: ${describeError(err)}\n`);
+    io.stderr(`asset-store: ${describeError(err, clients[0]?.baseUrl)}\n`);
     return EXIT.failed;
   } finally {
     await Promise.all(clients.map((c) => c.close()));
@@ -72,5 +73,6 @@ function buildProgram(io: CliIo, setCode: (code: number) => void, clients: Store
   addUploadCommand(program, ctx);
   addAssetCommands(program, ctx);
   addJobCommands(program, ctx);
+  addEventCommands(program, ctx);
   return program;
 }

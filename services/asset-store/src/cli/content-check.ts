@@ -13,6 +13,11 @@ export interface CheckedFile {
   sha256?: string;
   /** The store's newest visible asset with this content: the file is skipped. */
   held?: { hash: string; timestamp: number };
+  /**
+   * An earlier file of this run with the same content, which the store did not hold: this
+   * one waits for it and is skipped once it is stored.
+   */
+  sameAs?: PlannedFile;
   /** Why the file could not be hashed or checked: it is reported failed. */
   error?: unknown;
   /** The bytes hashed, kept for a small file so it is sent without a second read. */
@@ -62,10 +67,18 @@ export async function* checkFiles(opts: CheckOptions): AsyncGenerator<CheckedFil
   }
   const all = batches(opts.files);
   const mode = { batchLookup: true };
+  // The first file of the run with each content the store does not hold yet.
+  const firstWith = new Map<string, PlannedFile>();
   let pending = all.length > 0 ? checkBatch(opts, mode, all[0]!) : undefined;
   for (let i = 0; pending; i++) {
     const checked = await pending;
     pending = i + 1 < all.length ? checkBatch(opts, mode, all[i + 1]!) : undefined;
+    for (const c of checked) {
+      if (c.sha256 === undefined || c.held || c.error !== undefined) continue;
+      const first = firstWith.get(c.sha256);
+      if (first) c.sameAs = first;
+      else firstWith.set(c.sha256, c.file);
+    }
     yield* checked;
   }
 }

@@ -24,7 +24,7 @@ export async function planFiles(paths: readonly string[]): Promise<PlannedFile[]
     try {
       stat = await fs.stat(given);
     } catch {
-      throw new UsageError(`no such file or folder: ${given}`);
+      throw new UsageError(`no such file or folder: ${path.resolve(given)}`);
     }
     if (stat.isDirectory()) {
       const top = path.basename(path.resolve(given));
@@ -32,7 +32,7 @@ export async function planFiles(paths: readonly string[]): Promise<PlannedFile[]
     } else if (stat.isFile()) {
       out.push({ path: given, size: stat.size, name: path.basename(given) });
     } else {
-      throw new UsageError(`not a file or folder: ${given}`);
+      throw new UsageError(`not a file or folder: ${path.resolve(given)}`);
     }
   }
   return out;

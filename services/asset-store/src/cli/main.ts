@@ -17,6 +17,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') process.exit(0);
   throw err;
 });
+// `pnpm --filter asset-store cli …` runs in this package's folder; the paths a person types
+// mean the folder they typed them in, which pnpm names in INIT_CWD.
+if (process.env.npm_lifecycle_event === 'cli' && process.env.INIT_CWD) {
+  process.chdir(process.env.INIT_CWD);
+}
 // `pnpm cli -- upload …`, the npm habit, hands the `--` on under pnpm 10: it is not an argument.
 const args = process.argv.slice(2);
 if (args[0] === '--') args.shift();

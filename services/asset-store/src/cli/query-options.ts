@@ -8,6 +8,7 @@ export interface QueryFlags {
   offset?: string;
   offsetTime?: string;
   order?: string;
+  sort?: string;
   application?: string;
   includeTrashed?: boolean;
   includeCorrupted?: boolean;
@@ -29,7 +30,9 @@ export function listOptions(command: Command): Command {
     .option('--limit <n>', 'page size, 1-1000 (default 50)')
     .option('--offset <n>', 'skip this many matches')
     .option('--offset-time <time>', 'cursor: only items before (desc) or after (asc) it')
-    .addOption(new Option('--order <order>', 'by timestamp').choices(['asc', 'desc']))
+    .addOption(
+      new Option('--order <order>', 'newest (desc) or oldest (asc) first').choices(['asc', 'desc']),
+    )
     .option('--application <name>', 'only assets from this application')
     .option('--include-trashed', 'include trashed assets')
     .option('--include-corrupted', 'include corrupted assets')
@@ -50,7 +53,13 @@ export function searchOptions(command: Command): Command {
       '-q, --q <text>',
       'free text: every word in the name, folder, description or a tag (any case)',
     )
-    .option('--path <folder>', 'this folder (human_path) and every folder below it');
+    .option('--path <folder>', 'this folder (human_path) and every folder below it')
+    .addOption(
+      new Option(
+        '--sort <key>',
+        'by ingest time (timestamp) or as a timeline: the date taken, else the ingest time',
+      ).choices(['timestamp', 'taken']),
+    );
 }
 
 /** The query parameters the flags stand for; the store validates the values themselves. */
@@ -60,6 +69,7 @@ export function queryOf(flags: QueryFlags): SearchQuery {
     offset: flags.offset,
     offset_time: time(flags.offsetTime, 'offset-time'),
     order: flags.order,
+    sort: flags.sort,
     application: flags.application,
     include_trashed: flags.includeTrashed ? 'true' : undefined,
     include_corrupted: flags.includeCorrupted ? 'true' : undefined,

@@ -104,6 +104,8 @@ export class StoreClient {
       headers?: Record<string, string>;
       body?: string | Buffer;
       signal?: AbortSignal;
+      /** Longest silence while the body is read (undici's default: 300 s). */
+      bodyTimeout?: number;
     } = {},
   ): Promise<Dispatcher.ResponseData> {
     // Loaded when a download needs it: an upload never does, and loading undici is a visible
@@ -116,6 +118,7 @@ export class StoreClient {
       headers: { ...this.authHeaders, ...options.headers },
       body: options.body,
       signal: options.signal,
+      ...(options.bodyTimeout === undefined ? {} : { bodyTimeout: options.bodyTimeout }),
     });
   }
 

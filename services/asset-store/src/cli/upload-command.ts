@@ -21,14 +21,19 @@ interface UploadFlags {
 export function addUploadCommand(program: Command, ctx: CommandContext): void {
   program
     .command('upload')
-    .description('upload files and folders (recursive); skips content the store already has')
+    .description(
+      'upload files and folders (recursive); skips content the store already has, and content stored earlier in the same run',
+    )
     .argument('<path...>', 'files and folders')
     .option('--tags <tags>', 'comma-separated tags for every file')
     .option('--application <name>', 'producing application')
     .option('--user <user>', 'user or agent identity')
     .option('--description <text>', 'description for every file')
     .option('--concurrency <n>', 'files in flight at once', '4')
-    .option('--force', 'upload even when the store already holds the same content')
+    .option(
+      '--force',
+      'upload every file, even when the store or an earlier file of the run has the same content',
+    )
     .option('--state-file <file>', `resumable uploads (env ${CLI_ENV.stateFile})`)
     .action(async (paths: string[], flags: UploadFlags, cmd: Command) => {
       const concurrency = Number(flags.concurrency);

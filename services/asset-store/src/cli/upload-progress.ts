@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import type { PlannedFile } from './file-walk.js';
 import type { CliIo } from './cli-io.js';
-import type { UploadListener, UploadSummary } from './upload.js';
+import type { FileOutcome, UploadListener, UploadSummary } from './upload.js';
 
 /** A listener that also closes its display and prints the run's summary. */
 export interface UploadReporter extends UploadListener {
@@ -23,6 +23,15 @@ export function formatBytes(bytes: number): string {
     unit++;
   }
   return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** The line a file's outcome gets without `--json`: failures, and copies within the run. */
+function outcomeLine(outcome: FileOutcome): string | undefined {
+  if (outcome.status === 'failed') return `failed ${outcome.path}: ${outcome.error}\n`;
+  if (outcome.same_as !== undefined) {
+    return `skipped ${outcome.path}: same content as ${outcome.same_as}\n`;
+  }
+  return undefined;
 }
 
 /**
@@ -82,7 +91,8 @@ export function uploadReporter(
       fileStarted: () => undefined,
       bytes: (_file, delta) => (bytesDone += delta),
       fileDone: (_file, outcome) => {
-        if (outcome.status === 'failed') io.stderr(`failed ${outcome.path}: ${outcome.error}\n`);
+        const line = outcomeLine(outcome);
+        if (line) io.stderr(line);
       },
       finish: (summary, interrupted) => io.stderr(summaryLine(summary, interrupted)),
     };
@@ -115,7 +125,8 @@ export function uploadReporter(
     fileDone: (_file, outcome) => {
       filesDone++;
       overall.update(bytesDone, payload());
-      if (outcome.status === 'failed') bars.log(`failed ${outcome.path}: ${outcome.error}\n`);
+      const line = outcomeLine(outcome);
+      if (line) bars.log(line);
     },
     finish: (summary, interrupted) => {
       inFlight.update(0, { file: '' });

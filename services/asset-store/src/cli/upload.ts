@@ -22,6 +22,8 @@ export interface FileOutcome {
   status: 'stored' | 'skipped' | 'failed';
   hash?: string;
   timestamp?: number;
+  /** Skipped: an earlier file of this run had the same content (its path). */
+  same_as?: string;
   error?: string;
 }
 
@@ -73,27 +75,62 @@ export async function uploadFiles(run: UploadRun): Promise<UploadSummary> {
     force: run.force,
     abort: run.abort,
   });
-  const report = (file: PlannedFile, outcome: FileOutcome) => {
-    summary[outcome.status]++;
-    run.listener.fileDone(file, outcome);
+  // Each file's outcome (undefined: not done), for the later files of the run with its content.
+  const outcomes = new Map<PlannedFile, Outcome>();
+  const outcomeOf = (file: PlannedFile): Outcome => {
+    let entry = outcomes.get(file);
+    if (!entry) outcomes.set(file, (entry = newOutcome()));
+    return entry;
+  };
+  const settle = (file: PlannedFile, outcome?: FileOutcome) => {
+    if (outcome) {
+      summary[outcome.status]++;
+      run.listener.fileDone(file, outcome);
+    }
+    outcomeOf(file).resolve(outcome);
   };
   const worker = async () => {
     while (!run.stop.aborted) {
       // Workers share one generator: each `next()` waits its turn for the next file.
       const item = await checked.next();
-      if (item.done || run.stop.aborted) return;
-      const { file, held, error } = item.value;
+      if (item.done) return;
+      const { file, held, error, sameAs } = item.value;
+      if (run.stop.aborted) return settle(file);
       run.listener.fileStarted(file);
       if (error !== undefined || held) {
-        if (error !== undefined && run.abort.aborted) continue;
+        if (error !== undefined && run.abort.aborted) {
+          settle(file);
+          continue;
+        }
         if (held) run.listener.bytes(file, file.size);
-        report(
+        settle(
           file,
           held
             ? { path: file.path, status: 'skipped', hash: held.hash, timestamp: held.timestamp }
             : { path: file.path, status: 'failed', error: describeError(error) },
         );
         continue;
+      }
+      if (sameAs) {
+        // Stored once: this file waits for the first with its content (taken earlier, so
+        // some worker has it), and is skipped unless that one failed.
+        const first = await outcomeOf(sameAs).promise;
+        if (first === undefined) {
+          settle(file);
+          continue;
+        }
+        if (first.status !== 'failed') {
+          run.listener.bytes(file, file.size);
+          const { hash, timestamp } = first;
+          settle(file, {
+            path: file.path,
+            status: 'skipped',
+            hash,
+            timestamp,
+            same_as: sameAs.path,
+          });
+          continue;
+        }
       }
       const outcome = await uploadOne(run, item.value).catch(
         (err: unknown): FileOutcome | undefined =>
@@ -102,13 +139,25 @@ export async function uploadFiles(run: UploadRun): Promise<UploadSummary> {
             ? undefined
             : { path: file.path, status: 'failed', error: describeError(err) },
       );
-      if (outcome) report(file, outcome);
+      settle(file, outcome);
     }
   };
   const workers = Math.max(1, Math.min(run.concurrency, run.files.length));
   await Promise.all(Array.from({ length: workers }, worker));
   summary.notDone = run.files.length - summary.stored - summary.skipped - summary.failed;
   return summary;
+}
+
+/** A file's outcome, awaited by later files with the same content (Node 20: no withResolvers). */
+interface Outcome {
+  promise: Promise<FileOutcome | undefined>;
+  resolve: (outcome: FileOutcome | undefined) => void;
+}
+
+function newOutcome(): Outcome {
+  let resolve!: Outcome['resolve'];
+  const promise = new Promise<FileOutcome | undefined>((r) => (resolve = r));
+  return { promise, resolve };
 }
 
 async function uploadOne(run: UploadRun, checked: CheckedFile): Promise<FileOutcome> {

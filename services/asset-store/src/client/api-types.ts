@@ -276,7 +276,7 @@ export interface paths {
         };
         /**
          * The change feed live, as Server-Sent Events
-         * @description `id:` the event’s id, `event:` its type, `data:` the event JSON. Resumes after `Last-Event-ID` (wins) or `?after=`; without either, from now. A comment line every 15 s.
+         * @description `id:` the event’s id, `event:` its type, `data:` the event JSON. Resumes after `Last-Event-ID` (wins) or `?after=`; without either, from now. The first message has no data, only `id:`: the cursor the stream starts after, so a client that reconnects before any event resumes from there. A comment line every 15 s.
          */
         get: operations["streamChanges"];
         put?: never;
@@ -1126,7 +1126,10 @@ export interface operations {
     };
     getAsset: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `inline` answers `Content-Disposition: inline` so that a browser shows the content in a frame (PDFs in its own viewer), still sandboxed; on S3 storage such a GET is served, not redirected, as S3 cannot add the sandbox. */
+                disposition?: "attachment" | "inline";
+            };
             header?: never;
             path: {
                 /** @description The asset hash: 64 hexadecimal characters, either case. */
@@ -1175,7 +1178,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed hash */
+            /** @description Malformed hash, or a disposition other than attachment or inline */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1831,13 +1834,15 @@ export interface operations {
                 q?: string;
                 /** @description A folder: `human_path` equal to it or below it (`photos` matches `photos` and `photos/2026`, not `photos-old`). Slashes at either end are ignored. */
                 path?: string;
+                /** @description What `order` sorts by: `timestamp` (ingest time, unique) or `taken`: the date taken (`taken_at`), else the ingest time, ties by timestamp (a timeline). Under `taken`, `offset_time` is a value of that key: strictly before it (desc) or after it (asc), so assets sharing the key at the cursor are all excluded; to page exactly, send the last item's key plus 1 (desc; minus 1 asc) with `offset` = how many items of that key the pages so far held. `start_time` and `end_time` stay on the ingest time. */
+                sort?: "timestamp" | "taken";
                 /** @description Page size. */
                 limit?: number;
                 /** @description Matches skipped (after offset_time narrowed them). */
                 offset?: number;
                 /** @description Epoch ms cursor: only items strictly before it (desc) or after it (asc). */
                 offset_time?: number;
-                /** @description By timestamp. */
+                /** @description By `sort`. */
                 order?: "asc" | "desc";
                 /** @description Only assets of this application (exact). */
                 application?: string;

@@ -5,9 +5,11 @@ import type {
   Asset,
   AssetPage,
   AssetPatch,
+  ChangePage,
   ContentLookup,
   DataIngest,
   DuplicatePage,
+  EventType,
   FolderListing,
   FileIngestForm,
   IngestFields,
@@ -18,6 +20,9 @@ import type {
   RebuildReport,
   SearchQuery,
   VerifyReport,
+  Webhook,
+  WebhookCreated,
+  WebhookDelivery,
 } from './types.js';
 
 /** Where the store is and how requests reach it. */
@@ -174,6 +179,40 @@ export class AssetStoreClient {
   cancelJob(id: string): Promise<Job> {
     const params = { path: { id } };
     return dataOf(this.#api.DELETE('/api/v1/can/0/admin/jobs/{id}', { params }));
+  }
+
+  /** `GET /changes`: the events after a cursor (from the oldest kept without one), in commit order. */
+  changes(
+    query: { after?: string; limit?: number } = {},
+    signal?: AbortSignal,
+  ): Promise<ChangePage> {
+    const params = { query };
+    return dataOf(this.#api.GET('/api/v1/can/0/changes', { params, signal }));
+  }
+
+  /** `POST /admin/webhooks`: subscribes a URL to the feed (every type without `types`); admin token. */
+  createWebhook(url: string, types?: EventType[]): Promise<WebhookCreated> {
+    const body = types === undefined ? { url } : { url, types };
+    return dataOf(this.#api.POST('/api/v1/can/0/admin/webhooks', { body }));
+  }
+
+  /** `GET /admin/webhooks`: every webhook, without its secret (admin token). */
+  webhooks(signal?: AbortSignal): Promise<Webhook[]> {
+    return dataOf(this.#api.GET('/api/v1/can/0/admin/webhooks', { signal }));
+  }
+
+  /** `DELETE /admin/webhooks/{id}`: deletes a webhook, its queue and its log (admin token). */
+  async deleteWebhook(id: string): Promise<void> {
+    const params = { path: { id } };
+    await dataOf(this.#api.DELETE('/api/v1/can/0/admin/webhooks/{id}', { params }));
+  }
+
+  /** `GET /admin/webhooks/{id}/deliveries`: its recent delivery attempts, newest first (admin token). */
+  webhookDeliveries(id: string, signal?: AbortSignal): Promise<WebhookDelivery[]> {
+    const params = { path: { id } };
+    return dataOf(
+      this.#api.GET('/api/v1/can/0/admin/webhooks/{id}/deliveries', { params, signal }),
+    );
   }
 
   /** `POST /admin/verify`: scrubs every asset and answers when done (admin token). */

@@ -8,9 +8,12 @@ export type {
   AssetPage,
   AssetPatch,
   BackfillReport,
+  ChangeEvent,
+  ChangePage,
   ContentLookup,
   DataIngest,
   DuplicatePage,
+  EventType,
   FolderListing,
   IngestFields,
   IngestResult,
@@ -23,5 +26,8 @@ export type {
   RebuildReport,
   SearchQuery,
   VerifyReport,
+  Webhook,
+  WebhookCreated,
+  WebhookDelivery,
 } from './types.js';
 export type { components, operations, paths } from './api-types.js';

@@ -38,6 +38,18 @@ export type VerifyReport = Schemas['VerifyReport'];
 export type RebuildReport = Schemas['RebuildReport'];
 /** The counts of a backfill job (`{kind: 'backfill'}`): facts probed for older assets. */
 export type BackfillReport = Schemas['BackfillReport'];
+/** One change of the index (`GET /changes`, the stream, a webhook's body). */
+export type ChangeEvent = Schemas['ChangeEvent'];
+/** What a change is: `asset.created`, `asset.updated`, … */
+export type EventType = ChangeEvent['type'];
+/** A page of the change feed: its events and the cursor to page on from. */
+export type ChangePage = Schemas['ChangePage'];
+/** A webhook as `GET /admin/webhooks` shows it (no secret). */
+export type Webhook = Schemas['Webhook'];
+/** A webhook just created, with its signing secret (shown this once). */
+export type WebhookCreated = Schemas['WebhookCreated'];
+/** One delivery attempt of a webhook's log. */
+export type WebhookDelivery = Schemas['WebhookDelivery'];
 /** A `PATCH /asset/{hash}` body: new tags and/or description. */
 export type AssetPatch = JsonBody<'updateAsset'>;
 /** The body of `POST /ingest/data`: the JSON value and its metadata fields. */

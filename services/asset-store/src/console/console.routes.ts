@@ -25,9 +25,10 @@ export const CONSOLE_BASE = '/console';
 const CSP = [
   "default-src 'self'",
   "img-src 'self' blob:",
-  // The viewer: media from the store (or fetched with the token), a PDF as a blob: frame.
+  // The viewer: media from the store (or fetched with the token); a PDF in a frame of the
+  // store's download, which sends its own `Content-Security-Policy: sandbox`.
   "media-src 'self' blob:",
-  'frame-src blob:',
+  "frame-src 'self'",
   "object-src 'none'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

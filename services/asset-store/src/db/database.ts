@@ -11,6 +11,7 @@ import type {
   WebhookTable,
 } from '../webhooks/webhook.table.js';
 import type { AssetTagTable } from '../search/asset-tag.table.js';
+import type { AssetTextTable } from '../search/asset-text.table.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { TimestampAllocatorTable } from '../timestamps/timestamp-allocator.table.js';
 
@@ -20,6 +21,7 @@ export interface Database {
   asset_event: AssetEventTable;
   asset_event_head: AssetEventHeadTable;
   asset_tag: AssetTagTable;
+  asset_text: AssetTextTable;
   attribute_intent: AttributeIntentTable;
   job: JobTable;
   timestamp_allocator: TimestampAllocatorTable;

@@ -88,7 +88,7 @@ export async function createAssetRuntime(
   config: Config,
   options: AssetRuntimeOptions = {},
 ): Promise<AssetRuntime> {
-  const logger = options.logger ?? createLogger('asset-store', config.log_level);
+  const logger = options.logger ?? createLogger('asset-store', config.log_level, config.log_format);
   const clock = options.clock ?? Date.now;
   const opened = await openStorage(config, logger, options);
   const resources: AssetResources = opened.resources;

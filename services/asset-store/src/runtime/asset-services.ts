@@ -32,7 +32,7 @@ import { UploadService } from '../uploads/upload.service.js';
 import { Verifier } from '../verifier/verifier.service.js';
 import { WebhookMetrics } from '../webhooks/webhook-metrics.js';
 import { WebhookDispatcher } from '../webhooks/webhook.dispatcher.js';
-import { backlog } from '../webhooks/webhook.repository.js';
+import { backlog } from '../webhooks/webhook-queue.repository.js';
 import { WebhookService } from '../webhooks/webhook.service.js';
 
 /** The opened outside I/O of one process: the index, the storage root and the blob store. */
@@ -188,6 +188,20 @@ export function assembleServices(
     assetTotals: () => assetTotalsByState(db),
     runningJobs: () => jobs.runningSamples(),
   });
+  const webhookDispatcher = new WebhookDispatcher({
+    db,
+    changes,
+    clock: options.clock,
+    logger,
+    metrics: new WebhookMetrics(metrics.http.registry, () => backlog(db), options.clock),
+    allowPrivate: config.webhook_allow_private,
+    retryHours: config.webhook_retry_hours,
+    firstRetryMs: config.webhook_retry_first_seconds * 1000,
+    owner: {
+      id: resources.presence.id,
+      isGone: (id) => resources.presence.isGone(id),
+    },
+  });
   return {
     metrics,
     verifier,
@@ -207,16 +221,8 @@ export function assembleServices(
       clock: options.clock,
       allowPrivate: config.webhook_allow_private,
       retentionDays: config.changes_retention_days,
+      created: () => webhookDispatcher.wake(),
     }),
-    webhookDispatcher: new WebhookDispatcher({
-      db,
-      changes,
-      clock: options.clock,
-      logger,
-      metrics: new WebhookMetrics(metrics.http.registry, () => backlog(db), options.clock),
-      allowPrivate: config.webhook_allow_private,
-      retryHours: config.webhook_retry_hours,
-      firstRetryMs: config.webhook_retry_first_seconds * 1000,
-    }),
+    webhookDispatcher,
   };
 }

@@ -27,6 +27,9 @@ const text = { type: 'string', maxLength: 1024, pattern: '^[^\\u0000]*$' };
 
 const timestamp = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
 
+const order = (description: string) =>
+  query('order', description, { type: 'string', enum: ['asc', 'desc'], default: 'desc' });
+
 const pageParameters: JsonObject[] = [
   query('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: 1000, default: 50 }),
   query('offset', 'Matches skipped (after offset_time narrowed them).', {
@@ -40,7 +43,7 @@ const pageParameters: JsonObject[] = [
     'Epoch ms cursor: only items strictly before it (desc) or after it (asc).',
     timestamp,
   ),
-  query('order', 'By timestamp.', { type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+  order('By timestamp.'),
   query('application', 'Only assets of this application (exact).', text),
   flag('include_trashed', 'Include trashed assets.'),
   flag('include_corrupted', 'Include corrupted assets.'),
@@ -73,6 +76,16 @@ const searchParameters: JsonObject[] = [
       '`photos/2026`, not `photos-old`). Slashes at either end are ignored.',
     text,
   ),
+  query(
+    'sort',
+    'What `order` sorts by: `timestamp` (ingest time, unique) or `taken`: the date taken ' +
+      '(`taken_at`), else the ingest time, ties by timestamp (a timeline). Under `taken`, ' +
+      '`offset_time` is a value of that key: strictly before it (desc) or after it (asc), ' +
+      'so assets sharing the key at the cursor are all excluded; to page exactly, send the ' +
+      "last item's key plus 1 (desc; minus 1 asc) with `offset` = how many items of that " +
+      'key the pages so far held. `start_time` and `end_time` stay on the ingest time.',
+    { type: 'string', enum: ['timestamp', 'taken'], default: 'timestamp' },
+  ),
 ];
 
 const answers = {
@@ -95,7 +108,10 @@ export const searchOpenApi: OpenApiFeature = {
       get: {
         summary: 'Search assets; every filter given must match',
         operationId: 'searchAssets',
-        parameters: [...searchParameters, ...pageParameters],
+        parameters: [
+          ...searchParameters,
+          ...pageParameters.map((p) => (p.name === 'order' ? order('By `sort`.') : p)),
+        ],
         responses: answers,
       },
     },

@@ -1,134 +1,17 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { AssetRow } from '../assets/asset.table.js';
 import type { Database } from '../db/database.js';
-
-/** What the matching assets must satisfy; every field set is ANDed. */
-export interface AssetFilter {
-  hashPrefix?: string | undefined;
-  /** Plain SHA-256 of the content, lowercase hex. */
-  contentSha256?: string | undefined;
-  startTime?: number | undefined;
-  endTime?: number | undefined;
-  tags?: readonly string[] | undefined;
-  mimeType?: string | undefined;
-  /** A MIME type family with its slash (`image/`): `mime_type=image/*`. */
-  mimeFamily?: string | undefined;
-  user?: string | undefined;
-  /** `q`'s terms: each must occur in the search text (case-insensitive substring). */
-  terms?: readonly string[] | undefined;
-  /** A folder: `human_path` equal to it or below it. */
-  pathPrefix?: string | undefined;
-  application?: string | undefined;
-  includeTrashed: boolean;
-  includeCorrupted: boolean;
-}
-
-/** Which slice of the matches, in timestamp order. */
-export interface PageWindow {
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-  /** Exclusive cursor: strictly before (desc) or after (asc) this timestamp. */
-  offsetTime?: number | undefined;
-}
-
-/** `LIKE`'s wildcards and escape character, escaped, so `text` matches only itself. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-/** `LIKE` would treat these as wildcards; hex prefixes never contain them, but stay exact anyway. */
-function likePrefix(prefix: string): string {
-  return `${likeLiteral(prefix)}%`;
-}
-
-/** Conditions on the filter columns that `asset` and `asset_tag` both carry. */
-function sharedConditions(f: AssetFilter): Expression<SqlBool>[] {
-  const and: Expression<SqlBool>[] = [];
-  const ts = sql.ref('timestamp');
-  if (f.startTime !== undefined) and.push(sql<SqlBool>`${ts} >= ${f.startTime}`);
-  if (f.endTime !== undefined) and.push(sql<SqlBool>`${ts} <= ${f.endTime}`);
-  for (const [column, value] of [
-    ['mime_type', f.mimeType],
-    ['user', f.user],
-    ['application', f.application],
-  ] as const) {
-    if (value !== undefined) and.push(sql<SqlBool>`${sql.ref(column)} = ${value}`);
-  }
-  if (f.mimeFamily !== undefined) {
-    and.push(sql<SqlBool>`${sql.ref('mime_type')} like ${likePrefix(f.mimeFamily)}`);
-  }
-  return and;
-}
-
-/**
- * What `q` searches, spelled exactly as the pg_trgm index's expression (migration
- * `20261207080000_media_and_text_search`) so the planner matches it to the index.
- */
-const SEARCH_TEXT = sql`asset_search_text(human_filename, human_path, description, tags)`;
-
-/**
- * `q` and `path`, which only `asset` carries. Each term is a substring of the search text,
- * which the database lowercased: the term is lowercased there too, so both fold alike.
- */
-function textConditions(f: AssetFilter): Expression<SqlBool>[] {
-  const and: Expression<SqlBool>[] = [];
-  for (const term of f.terms ?? []) {
-    and.push(sql<SqlBool>`${SEARCH_TEXT} like lower(${`%${likeLiteral(term)}%`})`);
-  }
-  if (f.pathPrefix !== undefined) {
-    const path = sql.ref('human_path');
-    and.push(
-      sql<SqlBool>`(${path} = ${f.pathPrefix} or ${path} like ${likePrefix(`${f.pathPrefix}/`)})`,
-    );
-  }
-  return and;
-}
-
-/** True when the filter has a condition `asset_tag` and the kept counts cannot answer. */
-function hasTextFilter(f: AssetFilter): boolean {
-  return (f.terms?.length ?? 0) > 0 || f.pathPrefix !== undefined;
-}
-
-function matches(
-  eb: ExpressionBuilder<Database, 'asset'>,
-  f: AssetFilter,
-  tagsFromCoveringIndex = false,
-): Expression<SqlBool> {
-  const and: Expression<SqlBool>[] = [];
-  // Literal NOTs (not bound parameters) so the planner can match the partial indexes.
-  if (!f.includeTrashed) and.push(eb.not(eb.ref('is_trashed')));
-  if (!f.includeCorrupted) and.push(eb.not(eb.ref('is_corrupted')));
-  if (f.hashPrefix !== undefined) {
-    // The exact-hash case hits the primary key; prefixes use the text_pattern_ops index.
-    and.push(
-      f.hashPrefix.length === 64
-        ? eb('hash', '=', f.hashPrefix)
-        : eb('hash', 'like', likePrefix(f.hashPrefix)),
-    );
-  }
-  if (f.contentSha256 !== undefined) and.push(eb('content_sha256', '=', f.contentSha256));
-  if (f.tags !== undefined && f.tags.length > 0) {
-    // `tags || '{}'` is the same array, but no GIN index matches it: see `assetCountQuery`.
-    const tags = tagsFromCoveringIndex
-      ? sql`(${sql.ref('tags')} || '{}'::text[])`
-      : sql.ref('tags');
-    and.push(sql<SqlBool>`${tags} @> ${sql.val(f.tags)}::text[]`);
-  }
-  and.push(...sharedConditions(f), ...textConditions(f));
-  return eb.and(and);
-}
-
-/** What `asset_tag` rows of `tag` must satisfy to be matches of the filter. */
-function tagIndexMatches(
-  eb: ExpressionBuilder<Database, 'asset_tag'>,
-  f: AssetFilter,
-  tag: string,
-): Expression<SqlBool> {
-  const and: Expression<SqlBool>[] = [eb('tag', '=', tag), ...sharedConditions(f)];
-  if ((f.tags?.length ?? 0) > 1) and.push(sql<SqlBool>`tags @> ${sql.val(f.tags)}::text[]`);
-  return eb.and(and);
-}
+import {
+  cursor,
+  hasTextFilter,
+  matches,
+  servedByText,
+  sortKey,
+  tagIndexMatches,
+  textIndexMatches,
+  type AssetFilter,
+  type PageWindow,
+} from './asset-filter.js';
 
 /**
  * The tag whose `asset_tag` entries are the fewest way to a filter's matches, if walking
@@ -165,19 +48,16 @@ export async function tagIndexKey(
   return others.every((o) => n(['tag', rarest]) <= o) ? rarest : undefined;
 }
 
-/** The `offset_time` condition: strictly before (desc) or after (asc) the cursor. */
-function cursor(window: PageWindow): Expression<SqlBool>[] {
-  if (window.offsetTime === undefined) return [];
-  const op = sql.raw(window.order === 'desc' ? '<' : '>');
-  return [sql<SqlBool>`${sql.ref('timestamp')} ${op} ${window.offsetTime}`];
-}
-
 /**
  * The page query, unexecuted, so benchmarks can EXPLAIN exactly what runs. Keys first: the
  * inner query finds the page's timestamps, which the planner can take from one covering
  * index in order without touching the table (skipped `offset` rows included); only the
  * page's own rows are then read, by the unique timestamp. With `viaTag` (see
- * `tagIndexKey`) the timestamps come from that tag's `asset_tag` entries.
+ * `tagIndexKey`) the timestamps come from that tag's `asset_tag` entries; for a `q` that
+ * `asset_text` answers alone (see `servedByText`), from `asset_text`. Sorted by `taken`,
+ * they come from `asset`, the only table holding `taken_at`: visible rows walk the
+ * `asset_visible_taken` index in order. Ties of the key go by timestamp, so the order is
+ * total and `offset` paging exact.
  */
 export function assetPageQuery(
   db: Kysely<Database>,
@@ -186,30 +66,36 @@ export function assetPageQuery(
   viaTag?: string,
 ) {
   const { order, limit, offset } = window;
+  const taken = window.sort === 'taken';
+  let fromAsset = db
+    .selectFrom('asset')
+    .select('timestamp')
+    .where((eb) => eb.and([matches(eb, filter), ...cursor(window)]));
+  if (taken) fromAsset = fromAsset.orderBy(sortKey('taken'), order);
   const keys =
-    viaTag === undefined
+    !taken && viaTag !== undefined
       ? db
-          .selectFrom('asset')
-          .select('timestamp')
-          .where((eb) => eb.and([matches(eb, filter), ...cursor(window)]))
-          .orderBy('timestamp', order)
-          .limit(limit)
-          .offset(offset)
-      : db
           .selectFrom('asset_tag')
           .select('timestamp')
           .where((eb) => eb.and([tagIndexMatches(eb, filter, viaTag), ...cursor(window)]))
           .orderBy('timestamp', order)
           .limit(limit)
-          .offset(offset);
-  return db
-    .selectFrom('asset')
-    .selectAll()
-    .where('timestamp', 'in', keys)
-    .orderBy('timestamp', order);
+          .offset(offset)
+      : !taken && servedByText(filter)
+        ? db
+            .selectFrom('asset_text')
+            .select('timestamp')
+            .where((eb) => eb.and([textIndexMatches(eb, filter), ...cursor(window)]))
+            .orderBy('timestamp', order)
+            .limit(limit)
+            .offset(offset)
+        : fromAsset.orderBy('timestamp', order).limit(limit).offset(offset);
+  let page = db.selectFrom('asset').selectAll().where('timestamp', 'in', keys);
+  if (taken) page = page.orderBy(sortKey('taken'), order);
+  return page.orderBy('timestamp', order);
 }
 
-/** One page of matching rows in timestamp order. */
+/** One page of matching rows in the window's order. */
 export async function findAssetPage(
   db: Kysely<Database>,
   filter: AssetFilter,
@@ -224,7 +110,8 @@ export async function findAssetPage(
  * or MIME type filter together, the planner likes to AND the GIN bitmap with another
  * index and then visit every match in the table; the per-filter indexes carry the tags,
  * so hiding the tags condition from GIN lets the count run from one index alone (no heap
- * visit per match). With `viaTag`, that tag's `asset_tag` entries are counted.
+ * visit per match). With `viaTag`, that tag's `asset_tag` entries are counted; for a `q`
+ * that `asset_text` answers alone, its rows.
  */
 export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter, viaTag?: string) {
   if (viaTag !== undefined) {
@@ -232,6 +119,12 @@ export function assetCountQuery(db: Kysely<Database>, filter: AssetFilter, viaTa
       .selectFrom('asset_tag')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where((eb) => tagIndexMatches(eb, filter, viaTag));
+  }
+  if (servedByText(filter)) {
+    return db
+      .selectFrom('asset_text')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) => textIndexMatches(eb, filter));
   }
   const covered =
     (filter.tags?.length ?? 0) > 0 &&

@@ -68,6 +68,9 @@ export const listQuery = z.object(pageFields);
 /** `GET /search` query parameters: the list's plus the search filters. */
 export const searchQuery = z.object({
   ...pageFields,
+  // What `order` sorts by: the spec's `timestamp` (ingest time) unless asked, or `taken`,
+  // the date taken else the ingest time (the console's timeline).
+  sort: z.enum(['timestamp', 'taken'], 'expected timestamp or taken').default('timestamp'),
   hash: z
     .string()
     .regex(/^[0-9a-fA-F]{1,64}$/, 'expected 1 to 64 hexadecimal characters')

@@ -1,13 +1,12 @@
 import type { Kysely } from 'kysely';
 import { toAssetRecord, type AssetRecord } from '../assets/asset.model.js';
 import type { Database } from '../db/database.js';
+import type { AssetFilter, PageWindow } from './asset-filter.js';
 import {
   countAssets,
   findAssetPage,
   findNewestByContent,
   tagIndexKey,
-  type AssetFilter,
-  type PageWindow,
 } from './search.repository.js';
 import type { ContentLookup, ListQuery, SearchQuery } from './search.schemas.js';
 
@@ -25,9 +24,15 @@ export interface ContentLookupResult {
   missing: string[];
 }
 
-/** The page window of a list or search query. */
-export function windowOf(q: ListQuery): PageWindow {
-  return { order: q.order, limit: q.limit, offset: q.offset, offsetTime: q.offset_time };
+/** The page window of a list or search query (list sorts by timestamp only). */
+export function windowOf(q: ListQuery & { sort?: SearchQuery['sort'] }): PageWindow {
+  return {
+    order: q.order,
+    sort: q.sort,
+    limit: q.limit,
+    offset: q.offset,
+    offsetTime: q.offset_time,
+  };
 }
 
 /** What a list query matches. */

@@ -1,33 +1,49 @@
 import type { Kysely } from 'kysely';
-import net from 'node:net';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
-import { toChangeEvent, type ChangeFeed } from '../changes/change.service.js';
+import type { ChangeFeed } from '../changes/change.service.js';
 import type { Database } from '../db/database.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
-import { webhookSignature } from './webhook-signature.js';
-import { guardedLookup, hostOf, isPrivateAddress } from './webhook-target.js';
+import { WebhookSender } from './webhook-sender.js';
 import {
   claimDue,
   fanOut,
-  hasWebhooks,
+  leaseOwners,
   nextDue,
-  retryDelivery,
-  settleDelivery,
+  recordOutcomes,
+  releaseLeases,
   type Attempt,
   type ClaimedDelivery,
-} from './webhook.repository.js';
+  type Outcome,
+} from './webhook-queue.repository.js';
+import { hasWebhooks } from './webhook.repository.js';
 
 /** A receiver has this long to answer 2xx (contract). */
 const TIMEOUT_MS = 10_000;
 /** A claimed delivery is this instance's for this long (well past the timeout). */
 const LEASE_MS = 60_000;
 /** Deliveries in flight per instance at most. */
-const IN_FLIGHT = 32;
+const IN_FLIGHT = 128;
 /** Events moved into each webhook's queue per transaction. */
 const FAN_OUT_BATCH = 1000;
 /** The loop looks again at least this often (a retry falling due, a lost wake-up). */
 const IDLE_MS = 1_000;
+/** How often the leases of instances that are gone are looked for. */
+const RECLAIM_MS = 5_000;
+/**
+ * A gone instance's lease is freed once taken this long ago: its POST has timed out by
+ * then, so it cannot reach the receiver after the retry (nor after the asset's next event).
+ */
+const RECLAIM_AFTER_MS = TIMEOUT_MS + 2_000;
+/**
+ * A turn of the loop starts at most this often: under a steady flow of events each turn
+ * takes several (one fan-out, one claim for all) instead of one each; it adds at most this
+ * to an event's way to its receiver.
+ */
+const MIN_TURN_MS = 50;
+/** Outcomes of attempts ending within this long are recorded in one transaction. */
+const RECORD_MS = 25;
+/** Outcomes recorded per transaction at most. */
+const RECORD_BATCH = 500;
 /** Retries double from `firstRetryMs` up to this. */
 const MAX_BACKOFF_MS = 3_600_000;
 
@@ -47,6 +63,8 @@ export interface DispatcherDeps {
   allowPrivate: boolean;
   retryHours: number;
   firstRetryMs: number;
+  /** This instance, named on its leases, and whether another one is gone (its presence). */
+  owner: { id: string; isGone(id: string): Promise<boolean> };
 }
 
 /**
@@ -55,30 +73,51 @@ export interface DispatcherDeps {
  * (a webhook's row locked meanwhile) and takes due deliveries with a lease, the earliest
  * owed per webhook and asset only. Woken by the feed's signal, by a delivery ending, and
  * at least every second. A crash loses nothing: the queue is in the index, and a lease
- * left by a dead instance runs out.
+ * left by a dead instance is freed once its POST would have timed out (the instance's
+ * presence is gone), else it runs out.
  */
 export class WebhookDispatcher {
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #agent: Agent;
+  readonly #sender: WebhookSender;
   #kick: (() => void) | undefined;
+  /** Ends the idle sleep (no webhooks yet) early. */
+  #nudge: (() => void) | undefined;
+  /** `wake()` came since the loop last asked whether there are webhooks (none lost meanwhile). */
+  #woken = false;
+  /** A delivery ended since the turn began: the next wait returns at once (no lost wake-up). */
+  #ended = false;
+  /** When the last turn began (`performance.now()`). */
+  #turnAt = Number.NEGATIVE_INFINITY;
+  /** Outcomes waiting to be recorded, each with its delivery's end. */
+  #outcomes: { outcome: Outcome; done: () => void }[] = [];
+  #recordTimer: NodeJS.Timeout | undefined;
   #loop: Promise<void> | undefined;
   /** The head every webhook was brought up to. */
   #seen = 0;
   /** The head last read: the wait is for events beyond it. */
   #heard = 0;
   #failing = false;
+  /** When the leases of gone instances were last looked for. */
+  #reclaimed = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.#agent = new Agent({
-      connect: { lookup: guardedLookup(deps.allowPrivate), timeout: TIMEOUT_MS },
-      headersTimeout: TIMEOUT_MS,
-      bodyTimeout: TIMEOUT_MS,
+    this.#sender = new WebhookSender({
+      allowPrivate: deps.allowPrivate,
+      timeoutMs: TIMEOUT_MS,
+      clock: deps.clock,
     });
   }
 
   start(): void {
     this.#loop ??= this.#run();
+  }
+
+  /** A webhook was just added here: look now rather than at the end of the idle second. */
+  wake(): void {
+    this.#woken = true;
+    this.#nudge?.();
+    this.#kick?.();
   }
 
   /** Stops taking deliveries and waits for those in flight. */
@@ -87,7 +126,7 @@ export class WebhookDispatcher {
     this.#kick?.();
     await this.#loop;
     await Promise.allSettled([...this.#inFlight]);
-    await this.#agent.close().catch(() => undefined);
+    await this.#sender.close();
   }
 
   async #run(): Promise<void> {
@@ -95,6 +134,7 @@ export class WebhookDispatcher {
     while (!this.#stop.signal.aborted) {
       let due: number | undefined;
       let idle = false;
+      this.#woken = false;
       try {
         // Without webhooks nothing waits on the feed (no head reads every 100 ms on PGlite).
         idle = !(await hasWebhooks(db));
@@ -102,9 +142,13 @@ export class WebhookDispatcher {
         idle = true;
       }
       if (idle) {
-        await this.#sleep(IDLE_MS);
+        if (!this.#woken) await this.#sleep(IDLE_MS, true);
         continue;
       }
+      const gap = this.#turnAt + MIN_TURN_MS - performance.now();
+      if (gap > 0) await this.#sleep(gap);
+      this.#turnAt = performance.now();
+      this.#ended = false;
       try {
         const head = await this.deps.changes.head();
         this.#heard = head;
@@ -115,13 +159,17 @@ export class WebhookDispatcher {
           if (outcome === 'done') this.#seen = head;
           if (outcome === 'more') continue;
         }
+        if (clock() - this.#reclaimed >= RECLAIM_MS) await this.#reclaim();
         const room = IN_FLIGHT - this.#inFlight.size;
         if (room > 0) {
-          const claimed = await claimDue(db, clock(), LEASE_MS, room);
+          // One instant for both: a retry falling due between them is claimed or waited for.
+          const now = clock();
+          const claimed = await claimDue(db, now, LEASE_MS, room, this.deps.owner.id);
           for (const delivery of claimed) this.#track(this.#deliver(delivery));
           if (claimed.length === room) continue;
+          due = await nextDue(db, now);
         }
-        due = await nextDue(db);
+        // With no room, the next delivery to end wakes the loop (else within IDLE_MS).
         this.#failing = false;
       } catch (err) {
         if (!this.#failing) this.deps.logger.warn({ err }, 'webhooks: the index does not answer');
@@ -132,29 +180,50 @@ export class WebhookDispatcher {
     }
   }
 
+  /** Frees the leases of instances that are gone (killed, or cut off from the index). */
+  async #reclaim(): Promise<void> {
+    const { db, clock, owner } = this.deps;
+    const now = clock();
+    this.#reclaimed = now;
+    for (const other of await leaseOwners(db, now, owner.id)) {
+      if (!(await owner.isGone(other))) continue;
+      const freed = await releaseLeases(db, other, now + LEASE_MS - RECLAIM_AFTER_MS);
+      if (freed > 0) {
+        this.deps.logger.warn(
+          { instance: other, deliveries: freed },
+          'webhooks: deliveries leased by an instance that is gone are retaken',
+        );
+      }
+    }
+  }
+
   #track(delivery: Promise<void>): void {
     this.#inFlight.add(delivery);
     void delivery.finally(() => {
       this.#inFlight.delete(delivery);
+      this.#ended = true;
       this.#kick?.();
     });
   }
 
-  async #sleep(ms: number): Promise<void> {
+  /** Waits `ms`, or until stopped, or (`wakeable`) until `wake()`. */
+  async #sleep(ms: number, wakeable = false): Promise<void> {
     const stop = this.#stop.signal;
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         stop.removeEventListener('abort', done);
+        if (this.#nudge === done) this.#nudge = undefined;
         resolve();
       };
       const timer = setTimeout(done, ms);
       stop.addEventListener('abort', done, { once: true });
+      if (wakeable) this.#nudge = done;
     });
   }
 
   async #wait(ms: number): Promise<void> {
-    if (ms <= 0 || this.#stop.signal.aborted) return;
+    if (ms <= 0 || this.#ended || this.#stop.signal.aborted) return;
     const done = new AbortController();
     const onStop = () => done.abort();
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
@@ -177,12 +246,7 @@ export class WebhookDispatcher {
       if (!delivery.event) {
         error = 'event no longer kept (changes_retention_days)';
       } else {
-        status = await this.#post(
-          delivery.url,
-          delivery.secret,
-          delivery.event.pos!,
-          delivery.event,
-        );
+        status = await this.#sender.post(delivery.url, delivery.secret, delivery.event);
         if (status < 200 || status > 299) error = `answered ${status}`;
       }
     } catch (err) {
@@ -196,60 +260,54 @@ export class WebhookDispatcher {
       at: started,
       duration_ms: Math.max(0, clock() - started),
     };
-    try {
-      if (error === null) {
-        await settleDelivery(this.deps.db, delivery, attempt);
-        metrics.delivered();
-        return;
-      }
+    let nextAt: number | null = null;
+    if (error === null) {
+      metrics.delivered();
+    } else {
       metrics.failed();
-      const nextAt = clock() + backoffMs(this.deps.firstRetryMs, delivery.attempts + 1);
-      if (!delivery.event || nextAt - Number(delivery.at) > this.deps.retryHours * 3_600_000) {
-        await settleDelivery(this.deps.db, delivery, { ...attempt, error: `${error}; given up` });
+      const retryAt = clock() + backoffMs(this.deps.firstRetryMs, delivery.attempts + 1);
+      if (!delivery.event || retryAt - Number(delivery.at) > this.deps.retryHours * 3_600_000) {
+        attempt.error = `${error}; given up`;
         metrics.givenUp();
         this.deps.logger.warn(
           { webhook: delivery.webhook_id, event: eventId, error },
           'webhook delivery given up',
         );
-        return;
+      } else {
+        nextAt = retryAt;
       }
-      await retryDelivery(this.deps.db, delivery, nextAt, attempt);
-    } catch (err) {
-      // The index did not take the outcome: the lease runs out and the delivery is tried again.
-      this.deps.logger.warn({ err }, 'webhooks: could not record a delivery outcome');
     }
+    await this.#record({ delivery, attempt, nextAt });
   }
 
-  async #post(
-    url: string,
-    secret: string,
-    pos: number,
-    row: NonNullable<ClaimedDelivery['event']>,
-  ): Promise<number> {
-    const target = new URL(url);
-    const host = hostOf(target);
-    // A literal address is never looked up: checked here instead.
-    if (!this.deps.allowPrivate && net.isIP(host) && isPrivateAddress(host)) {
-      throw new Error(`refused: ${host} is a private address`);
-    }
-    const body = JSON.stringify(toChangeEvent(row));
-    const id = String(pos);
-    const timestamp = Math.floor(this.deps.clock() / 1000);
-    const res = await request(target, {
-      method: 'POST',
-      dispatcher: this.#agent,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'asset-store-webhooks',
-        'webhook-id': id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': webhookSignature(secret, id, timestamp, body),
-      },
-      body,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+  /** Queues an outcome for the next shared transaction; resolves once it was tried. */
+  #record(outcome: Outcome): Promise<void> {
+    return new Promise((done) => {
+      this.#outcomes.push({ outcome, done });
+      if (this.#recordTimer === undefined) {
+        this.#recordTimer = setTimeout(() => void this.#flush(), RECORD_MS);
+      }
     });
-    // Only the status counts; the body is read to its end so the connection is reused.
-    await res.body.dump().catch(() => undefined);
-    return res.statusCode;
+  }
+
+  async #flush(): Promise<void> {
+    this.#recordTimer = undefined;
+    const batch = this.#outcomes.splice(0, RECORD_BATCH);
+    if (this.#outcomes.length > 0) {
+      this.#recordTimer = setTimeout(() => void this.#flush(), RECORD_MS);
+    }
+    try {
+      await recordOutcomes(
+        this.deps.db,
+        batch.map((b) => b.outcome),
+      );
+    } catch (err) {
+      // The index did not take the outcomes: the leases run out and those are tried again.
+      this.deps.logger.warn(
+        { err, deliveries: batch.length },
+        'webhooks: could not record delivery outcomes',
+      );
+    }
+    for (const b of batch) b.done();
   }
 }

@@ -67,6 +67,8 @@ export class WebhookService {
       clock: () => number;
       allowPrivate: boolean;
       retentionDays: number;
+      /** Told once a webhook is saved: this instance's dispatcher starts at once, not within a second. */
+      created?: () => void;
     },
   ) {}
 
@@ -82,6 +84,7 @@ export class WebhookService {
       created_at: this.deps.clock(),
     };
     await insertWebhook(this.deps.db, row);
+    this.deps.created?.();
     return { ...toWebhook({ ...row, cursor: 0 }), secret: row.secret };
   }
 

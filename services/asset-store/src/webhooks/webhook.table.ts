@@ -24,6 +24,8 @@ export interface WebhookDeliveryTable {
   next_at: number;
   /** Taken by an instance until then (epoch ms). */
   lease_until: number | null;
+  /** The instance holding the lease (its presence id). */
+  lease_owner: string | null;
 }
 
 /** One attempt, for `GET /admin/webhooks/{id}/deliveries`. */

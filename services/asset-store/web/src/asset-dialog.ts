@@ -1,22 +1,12 @@
-import { API, ApiError, store, type Asset } from './api.js';
+import { ApiError, store, type Asset } from './api.js';
+import { detailsPanel } from './asset-details.js';
 import { mediaView, type MediaView } from './media.js';
-import { announce, byId, formatBytes, formatTime, h } from './dom.js';
-import { getToken } from './session.js';
-
-/** Splits the tags field like the service does: on commas, trimmed, empty ones dropped. */
-function splitTags(text: string): string[] {
-  return [
-    ...new Set(
-      text
-        .split(',')
-        .map((t) => t.trim())
-        .filter((t) => t !== ''),
-    ),
-  ];
-}
+import { announce, byId, h } from './dom.js';
 
 /** The asset asked for last (its record may still be on its way). */
 let latest = '';
+/** The asset on screen and how to draw its details again. */
+let shown: { hash: string; update: () => Promise<void> } | undefined;
 /** The open viewer's keys; on the document, so they work wherever focus sits in the page. */
 let keys: ((e: KeyboardEvent) => void) | undefined;
 document.addEventListener('keydown', (e) => keys?.(e));
@@ -24,9 +14,8 @@ document.addEventListener('keydown', (e) => keys?.(e));
 /**
  * The asset viewer, a full-screen modal dialog: the asset at full size (zoomable image, the
  * browser's players for video, audio and PDF, text), previous and next through `nav`'s list
- * (arrow keys), metadata, download, tags and description editing, trash and restore, and
- * the corrupted state said plainly. `changed` is told of every change made; `closed` when
- * the dialog closes (Escape, the Close button).
+ * (arrow keys), and beside it the asset's details (`detailsPanel`). `changed` is told of
+ * every change made here; `closed` when the dialog closes (Escape, the Close button).
  */
 export async function showAsset(
   hash: string,
@@ -51,6 +40,7 @@ export async function showAsset(
     dialog.replaceChildren(content(asset));
   };
   dialog.onclose = () => {
+    shown = undefined;
     media?.dispose();
     keys = undefined;
     dialog.replaceChildren();
@@ -84,6 +74,17 @@ export async function showAsset(
     act();
   };
   render();
+  shown = {
+    hash,
+    // Only the details: the media keeps its place (a video playing, a zoom, a PDF's page).
+    update: async () => {
+      const fresh = await store.meta(hash);
+      const side = dialog.querySelector('.side');
+      if (shown?.hash !== hash || !side || side.querySelector('form.edit[data-dirty]')) return;
+      asset = fresh;
+      side.replaceWith(detailsPanel(asset, asset.human_filename ?? asset.hash, refresh));
+    },
+  };
   if (!dialog.open) dialog.showModal();
   // The content was replaced (another asset): focus stays in the dialog, not on the page.
   if (!dialog.contains(document.activeElement)) dialog.focus();
@@ -94,46 +95,9 @@ export async function showAsset(
   }
   function content(a: Asset) {
     const name = a.human_filename ?? a.hash;
-    const error = h('p', { class: 'error', role: 'alert' });
     media = mediaView(a, name);
     const { list, at } = neighbours();
     const zoomable = a.mime_type.toLowerCase().startsWith('image/') && !a.is_corrupted;
-    const tags = h('input', { id: 'edit-tags', value: a.tags.join(', '), autocomplete: 'off' });
-    const description = h('textarea', { id: 'edit-description', rows: 3 }, a.description ?? '');
-    const act = (label: string, run: () => Promise<void>, done: string) => async () => {
-      error.textContent = '';
-      try {
-        await run();
-        await refresh();
-        announce(done);
-      } catch (err) {
-        error.textContent = err instanceof ApiError ? err.message : `${label} failed.`;
-      }
-    };
-    const save = act(
-      'Saving',
-      () => store.update(a.hash, { tags: splitTags(tags.value), description: description.value }),
-      'Saved.',
-    );
-    const trash = act(
-      'Trash',
-      () => (a.is_trashed ? store.restore(a.hash) : store.trash(a.hash)),
-      a.is_trashed ? 'Restored.' : 'Moved to trash.',
-    );
-    const rows: [string, string | undefined][] = [
-      ['Hash', a.hash],
-      ['Type', a.mime_type],
-      ...contentRows(a),
-      ['Stored', formatTime(a.timestamp)],
-      ['File name', a.human_filename],
-      ['Path', a.human_path],
-      ['Application', a.application],
-      ['User', a.user],
-      ['Tags', a.tags.length ? a.tags.join(', ') : '(none)'],
-      ['Description', a.description],
-      ['In trash', a.is_trashed ? 'yes' : 'no'],
-      ['Corrupted', a.is_corrupted ? 'yes' : 'no'],
-    ];
     const toolbar = h(
       'div',
       { class: 'viewer-tools' },
@@ -182,56 +146,11 @@ export async function showAsset(
         : null,
       h('button', { type: 'button', class: 'close', onclick: () => dialog.close() }, 'Close'),
     );
-    const side = h(
-      'div',
-      { class: 'side' },
-      a.is_corrupted
-        ? h(
-            'p',
-            { class: 'corrupted', role: 'alert' },
-            'Corrupted: the stored file no longer matches its hash (or is missing). It cannot be downloaded; restore it from a backup and run a verify.',
-          )
-        : null,
-      h(
-        'dl',
-        { class: 'meta' },
-        ...rows
-          .filter(([, v]) => v !== undefined)
-          .flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
-      ),
-      h(
-        'form',
-        {
-          class: 'edit',
-          'aria-label': 'Edit tags and description',
-          onsubmit: (e: SubmitEvent) => {
-            e.preventDefault();
-            void save();
-          },
-        },
-        h('label', { for: 'edit-tags' }, 'Tags (comma-separated)'),
-        tags,
-        h('label', { for: 'edit-description' }, 'Description'),
-        description,
-        h('button', { type: 'submit' }, 'Save'),
-      ),
-      error,
-      h(
-        'div',
-        { class: 'actions' },
-        a.is_corrupted ? null : downloadButton(a, name),
-        h(
-          'button',
-          { type: 'button', onclick: () => void trash() },
-          a.is_trashed ? 'Restore' : 'Move to trash',
-        ),
-      ),
-    );
     return h(
       'article',
       { class: 'asset viewer' },
       toolbar,
-      h('div', { class: 'viewer-body' }, media.element, side),
+      h('div', { class: 'viewer-body' }, media.element, detailsPanel(a, name, refresh)),
     );
   }
 }
@@ -244,59 +163,10 @@ export interface ViewerNav {
   go: (hash: string) => void;
 }
 
-/** The fields derived from the content (contract, part 2); absent on an older store. */
-export type ContentFields = {
-  size?: number | null;
-  width?: number | null;
-  height?: number | null;
-  taken_at?: number | null;
-};
-
-/** Size, dimensions and the time taken, as rows of the metadata list (only those known). */
-export function contentRows(a: Asset): [string, string | undefined][] {
-  const c = a as Asset & ContentFields;
-  return [
-    [
-      'Size',
-      typeof c.size === 'number'
-        ? `${formatBytes(c.size)} (${c.size.toLocaleString()} bytes)`
-        : undefined,
-    ],
-    [
-      'Dimensions',
-      typeof c.width === 'number' && typeof c.height === 'number'
-        ? `${c.width} × ${c.height} px`
-        : undefined,
-    ],
-    ['Taken', typeof c.taken_at === 'number' ? formatTime(c.taken_at) : undefined],
-  ];
-}
-
 /**
- * A plain link when no token is needed (the browser streams the file); with a token, the
- * bytes are fetched with it and saved from memory.
+ * The asset changed elsewhere (the change feed): if the viewer shows it, its details are read
+ * and drawn again, unless an edit is being typed there.
  */
-function downloadButton(a: Asset, name: string): HTMLElement {
-  const href = `${API}/asset/${a.hash}`;
-  if (!getToken('api')) return h('a', { class: 'button', href, download: name }, 'Download');
-  return h(
-    'button',
-    {
-      type: 'button',
-      onclick: () => {
-        void store
-          .download(a.hash)
-          .then((blob) => {
-            const url = URL.createObjectURL(blob);
-            const link = h('a', { href: url, download: name });
-            link.click();
-            setTimeout(() => URL.revokeObjectURL(url), 60_000);
-          })
-          .catch((err: unknown) =>
-            announce(err instanceof ApiError ? err.message : 'Download failed.'),
-          );
-      },
-    },
-    'Download',
-  );
+export function assetChanged(hash: string): void {
+  if (shown?.hash === hash) void shown.update().catch(() => undefined);
 }

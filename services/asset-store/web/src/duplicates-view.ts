@@ -1,5 +1,5 @@
 import { ApiError, store, type Asset, type DuplicatePage } from './api.js';
-import { contentRows } from './asset-dialog.js';
+import { contentRows } from './asset-details.js';
 import { announce, formatTime, h } from './dom.js';
 import { loadThumb } from './thumbs.js';
 

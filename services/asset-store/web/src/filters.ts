@@ -1,18 +1,6 @@
 import type { GridQuery } from './grid.js';
 import { h } from './dom.js';
 
-/** Filters only `/search` takes; with none of them set, the grid asks the cheaper `/list`. */
-const SEARCH_ONLY = [
-  'q',
-  'path',
-  'hash',
-  'sha256',
-  'tags',
-  'mime_type',
-  'user',
-  'start_time',
-  'end_time',
-];
 const TEXT_FIELDS: [name: string, label: string, hint?: string][] = [
   ['path', 'Folder', 'e.g. photos/2026'],
   ['tags', 'Tags', 'comma-separated; all must be present'],
@@ -22,13 +10,18 @@ const TEXT_FIELDS: [name: string, label: string, hint?: string][] = [
   ['sha256', 'Content SHA-256'],
 ];
 
-/** The grid's query from the page URL's search parameters (the filters live in the URL). */
+/**
+ * The grid's query from the page URL's search parameters (the filters live in the URL). The
+ * grid is a timeline: `/search` sorted by date taken, else ingest time (`sort=taken`), so a
+ * photo from 2019 uploaded today sits among 2019's, and each day's heading comes once. A
+ * `sort` in the URL (`sort=timestamp`: ingest order) wins.
+ */
 export function queryFromUrl(search: string): GridQuery {
   const url = new URLSearchParams(search);
   const params = new URLSearchParams();
   for (const [key, value] of url) if (value !== '') params.set(key, value);
-  const endpoint = SEARCH_ONLY.some((key) => params.has(key)) ? 'search' : 'list';
-  return { endpoint, params };
+  if (!params.has('sort')) params.set('sort', 'taken');
+  return { endpoint: 'search', params };
 }
 
 /** The type filter's choices: whole families (`image/*`) and the common exact types. */
@@ -51,8 +44,8 @@ function toLocalInput(ms: string | null): string {
 }
 
 /**
- * The filter form: every search filter, the order and the two switches. Submitting puts them
- * in the URL (so a filtered view can be bookmarked) and calls `apply`.
+ * The filter form: every search filter, the sort and order, and the two switches.
+ * Submitting puts them in the URL (so a filtered view can be bookmarked) and calls `apply`.
  */
 export function filterForm(search: string, apply: (search: string) => void): HTMLFormElement {
   const current = new URLSearchParams(search);
@@ -129,6 +122,25 @@ export function filterForm(search: string, apply: (search: string) => void): HTM
     h(
       'div',
       { class: 'field' },
+      h('label', { for: 'f-sort' }, 'Sort by'),
+      h(
+        'select',
+        { id: 'f-sort', name: 'sort' },
+        h(
+          'option',
+          { value: 'taken', selected: current.get('sort') !== 'timestamp' },
+          'Date taken',
+        ),
+        h(
+          'option',
+          { value: 'timestamp', selected: current.get('sort') === 'timestamp' },
+          'Upload time',
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { class: 'field' },
       h('label', { for: 'f-order' }, 'Order'),
       h(
         'select',
@@ -153,6 +165,9 @@ export function filterForm(search: string, apply: (search: string) => void): HTM
   return form;
 }
 
+/** Choices that are the grid's defaults, left out of the URL. */
+const DEFAULTS = new Set(['order=desc', 'sort=taken']);
+
 function formToSearch(form: HTMLFormElement): string {
   const out = new URLSearchParams();
   for (const el of form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('[name]')) {
@@ -160,7 +175,7 @@ function formToSearch(form: HTMLFormElement): string {
       if (el.checked) out.set(el.name, 'true');
     } else if (el instanceof HTMLInputElement && el.type === 'datetime-local') {
       if (el.value) out.set(el.name, String(new Date(el.value).getTime()));
-    } else if (el.value.trim() !== '' && !(el.name === 'order' && el.value === 'desc')) {
+    } else if (el.value.trim() !== '' && !DEFAULTS.has(`${el.name}=${el.value}`)) {
       out.set(el.name, el.value.trim());
     }
   }

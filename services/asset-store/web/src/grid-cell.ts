@@ -1,5 +1,5 @@
 import type { Asset } from './api.js';
-import { append, h } from './dom.js';
+import { append, formatBytes, h } from './dom.js';
 import { loadThumb, type Need } from './thumbs.js';
 
 /** What a cell asks of its grid. */
@@ -16,11 +16,13 @@ export interface CellHooks {
   need: (cell: HTMLElement) => Need;
   /** Its thumbnail (or placeholder) is shown. */
   settled: () => void;
+  /** The day heading it opens on the timeline (the first of its day), if any. */
+  day: string | undefined;
 }
 
 /**
- * One grid cell: a skeleton while its page loads, else the asset's name, badges and
- * thumbnail. `data-state` tells the tests (and the first-screen mark) where it is.
+ * One grid cell: a skeleton while its page loads, else the day heading it opens (if any),
+ * the asset's thumbnail, name, size and badges. `data-state` tells the tests (and the first-screen mark) where it is.
  */
 export function drawCell(
   asset: Asset | undefined,
@@ -44,7 +46,10 @@ export function drawCell(
     },
   });
   if (!asset) {
-    cell.append(h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }));
+    cell.append(
+      h('h3', { class: 'day', 'aria-hidden': 'true' }),
+      h('div', { class: 'thumb skeleton', 'aria-hidden': 'true' }),
+    );
     return cell;
   }
   const name = asset.human_filename ?? `${asset.hash.slice(0, 12)}…`;
@@ -66,9 +71,12 @@ export function drawCell(
     },
   });
   append(cell, [
+    // Every cell keeps the line, so the rows stay one height (the grid is virtualised).
+    h('h3', { class: 'day', 'aria-hidden': hooks.day ? undefined : 'true' }, hooks.day ?? ''),
     check,
     box,
     h('span', { class: 'name' }, name),
+    h('span', { class: 'size' }, formatBytes(asset.size)),
     asset.is_corrupted ? h('span', { class: 'badge bad' }, 'Corrupted') : null,
     asset.is_trashed ? h('span', { class: 'badge' }, 'In trash') : null,
   ]);

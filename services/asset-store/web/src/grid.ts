@@ -1,39 +1,32 @@
-import { ApiError, fetchPage, type Asset } from './api.js';
-import { announce, h } from './dom.js';
+import { ApiError, type Asset } from './api.js';
+import { announce, byId, h } from './dom.js';
 import { drawCell } from './grid-cell.js';
-import type { Need } from './thumbs.js';
+import { AssetPages, type GridQuery, type PageLoaded } from './grid-pages.js';
+import { forgetThumb, type Need } from './thumbs.js';
+import { dayHeading } from './timeline.js';
 
-/** Items per request; one request fills several screens. */
-const CHUNK = 200;
+export type { GridQuery };
+
 const CELL_W = 176;
-const CELL_H = 208;
+/** A cell's height with its margins: day heading line, thumbnail, name and size. */
+const CELL_H = 236;
 /** How many times a page that failed to load is asked again (1 s, 2 s, 3 s later). */
 const RETRIES = 3;
 
 /** Rows drawn above and below the visible ones, so a scroll does not show blanks. */
 const OVERSCAN = 2;
 
-/** What the grid shows: list or search with every filter but the paging ones. */
-export interface GridQuery {
-  endpoint: 'list' | 'search';
-  params: URLSearchParams;
-}
-
 /**
  * A virtualised thumbnail grid over any number of assets: only the visible rows exist in the
- * DOM, and pages load as they come into view. Pages follow each other by `offset_time` (the
- * exact cursor); a page reached by dragging the scrollbar far ahead falls back to `offset`.
- * Keyboard: arrows, Home/End and PageUp/PageDown move, Enter opens (ARIA grid pattern).
+ * DOM, and pages (`AssetPages`) load as they come into view. Keyboard: arrows, Home/End and PageUp/PageDown move, Enter opens (ARIA grid pattern).
  */
 export class AssetGrid {
   readonly element: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly rows = new Map<number, HTMLElement>();
-  private chunks = new Map<number, Asset[]>();
-  private readonly loading = new Set<number>();
-  /** Failed loads of each page, for the retries. */
-  private readonly failures = new Map<number, number>();
-  private total: number | undefined;
+  private readonly pages: AssetPages;
+  /** A `refresh` is due (changes come in bursts: an upload of many files loads once). */
+  private refreshDue = false;
   private columns = 1;
   private focusIndex = 0;
   private frame = 0;
@@ -45,9 +38,11 @@ export class AssetGrid {
   private anchor: number | undefined;
   /** Told whenever the selection changes. */
   onSelection: () => void = () => undefined;
+  /** Told once, when the first screen of thumbnails is shown. */
+  onFirstScreen: () => void = () => undefined;
 
   constructor(
-    private readonly query: GridQuery,
+    query: GridQuery,
     private readonly open: (asset: Asset) => void,
   ) {
     this.spacer = h('div', { class: 'grid-spacer' });
@@ -70,7 +65,20 @@ export class AssetGrid {
     );
     this.resizeObserver = new ResizeObserver(() => this.schedule());
     this.resizeObserver.observe(this.element);
-    this.ensureChunk(0);
+    this.pages = new AssetPages(query, {
+      loaded: (page) => this.pageLoaded(page),
+      failed: (err, failures) => {
+        // A page the store failed to give (busy, restarting) is asked again while in view,
+        // a few times, rather than left blank until the next scroll.
+        if (failures <= RETRIES) setTimeout(() => this.schedule(), failures * 1000);
+        announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
+        this.element.setAttribute('aria-busy', 'false');
+      },
+    });
+  }
+
+  private get total(): number | undefined {
+    return this.pages.total;
   }
 
   /** Stops observing; call when the view goes away. */
@@ -81,24 +89,50 @@ export class AssetGrid {
 
   /** Updates one asset in place (after an edit) or drops it from view (trashed). */
   update(asset: Asset, stillShown: boolean): void {
-    for (const items of this.chunks.values()) {
-      const at = items.findIndex((a) => a.hash === asset.hash);
-      if (at < 0) continue;
-      if (stillShown) items[at] = asset;
-      else return this.reset();
-    }
+    if (this.pages.replace(asset) && !stillShown) return this.reset();
     this.redraw();
+  }
+
+  /**
+   * A change from the feed: the asset is updated wherever it is loaded, then the pages held
+   * load again, as the list may have gained or lost it. One found corrupted stays in view
+   * with its badge until the next load, so the user sees what happened to it.
+   */
+  applyChange(type: string, asset: Asset | undefined): void {
+    if (asset) {
+      forgetThumb(asset.hash);
+      if (this.pages.replace(asset)) this.redraw();
+    }
+    if (type === 'asset.corrupted' || this.refreshDue) return;
+    this.refreshDue = true;
+    setTimeout(() => this.refresh(), 200);
+  }
+
+  /**
+   * Whether the list changed while no stream was followed (before it started, or while it
+   * was down and could not resume): the first page is asked again, and only when it or the
+   * total differs do the pages held load again.
+   */
+  recheck(): void {
+    this.pages.changed().then(
+      (changed) => changed && this.refresh(),
+      // The next change, or the next stream start, looks again.
+      () => undefined,
+    );
+  }
+
+  /** Loads the pages in view again; the rows on screen stay until their answers come. */
+  refresh(): void {
+    this.refreshDue = false;
+    this.pages.refresh();
+    this.render();
   }
 
   /** Forgets every loaded page and starts again from the top (filters changed, item gone). */
   reset(): void {
-    // A new map: answers to requests made for the old one are recognised and dropped.
-    this.chunks = new Map();
-    this.loading.clear();
-    this.total = undefined;
     this.firstScreen = true;
     this.element.querySelector('.empty')?.remove();
-    this.ensureChunk(0);
+    this.pages.reset();
   }
 
   private schedule(): void {
@@ -113,51 +147,23 @@ export class AssetGrid {
   }
 
   private itemAt(index: number): Asset | undefined {
-    return this.chunks.get(Math.floor(index / CHUNK))?.[index % CHUNK];
+    return this.pages.item(index);
   }
 
-  private ensureChunk(k: number): void {
-    if (this.chunks.has(k) || this.loading.has(k)) return;
-    if (this.total !== undefined && k * CHUNK >= this.total) return;
-    this.loading.add(k);
-    const params = new URLSearchParams(this.query.params);
-    params.set('limit', String(CHUNK));
-    const previous = this.chunks.get(k - 1);
-    const last = previous?.[previous.length - 1];
-    if (previous?.length === CHUNK && last) params.set('offset_time', String(last.timestamp));
-    else if (k > 0) params.set('offset', String(k * CHUNK));
-    const generation = this.chunks;
-    fetchPage(this.query.endpoint, params)
-      .then((page) => {
-        if (generation !== this.chunks || !this.loading.has(k)) return;
-        this.loading.delete(k);
-        const first = this.total === undefined;
-        if (!first && page.pagination.total !== this.total) {
-          // The list changed since the other pages came (assets added, trashed or flagged
-          // elsewhere): they may sit off by as many places now, so they load again.
-          this.chunks = new Map();
-          this.loading.clear();
-        }
-        this.chunks.set(k, page.items);
-        this.total = page.pagination.total;
-        if (first) {
-          announce(`${this.total.toLocaleString('en')} assets`);
-          this.element.setAttribute('aria-busy', 'false');
-        }
-        this.element.querySelector('.empty')?.remove();
-        if (this.total === 0) this.element.append(h('p', { class: 'empty' }, 'No assets match.'));
-        this.redraw();
-      })
-      .catch((err: unknown) => {
-        this.loading.delete(k);
-        // A page the store failed to give (busy, restarting) is asked again while in view,
-        // a few times, rather than left blank until the next scroll.
-        const failures = (this.failures.get(k) ?? 0) + 1;
-        this.failures.set(k, failures);
-        if (failures <= RETRIES) setTimeout(() => this.schedule(), failures * 1000);
-        announce(err instanceof ApiError ? err.message : 'The asset store did not answer.');
-        this.element.setAttribute('aria-busy', 'false');
-      });
+  private pageLoaded({ first, totalChanged, unchanged }: PageLoaded): void {
+    const count = `${(this.total ?? 0).toLocaleString('en')} assets`;
+    // The count follows a change, unless the status line says something else (an action's
+    // outcome).
+    if (totalChanged && /^[\d,]+ assets$/.test(byId('status').textContent ?? '')) announce(count);
+    if (first) {
+      announce(count);
+      this.element.setAttribute('aria-busy', 'false');
+    }
+    // A page loaded again as it was (a refresh): the rows on screen are right already.
+    if (unchanged) return;
+    this.element.querySelector('.empty')?.remove();
+    if (this.total === 0) this.element.append(h('p', { class: 'empty' }, 'No assets match.'));
+    this.redraw();
   }
 
   private rowCount(): number {
@@ -190,10 +196,8 @@ export class AssetGrid {
       }
     }
     for (let r = first; r <= last; r++) {
-      for (let i = r * columns; i < Math.min((r + 1) * columns, this.total); i += CHUNK) {
-        this.ensureChunk(Math.floor(i / CHUNK));
-      }
-      this.ensureChunk(Math.floor(((r + 1) * columns - 1) / CHUNK));
+      this.pages.want(r * columns);
+      this.pages.want(Math.min((r + 1) * columns, this.total) - 1);
       if (!this.rows.has(r)) this.rows.set(r, this.drawRow(r));
     }
     this.checkFirstScreen();
@@ -217,10 +221,15 @@ export class AssetGrid {
           selected: item !== undefined && this.selected.has(item.hash),
           toggle: (range) => this.toggle(index, range),
           settled: () => this.checkFirstScreen(),
+          day: item && dayHeading(item, index > 0 ? this.itemAt(index - 1) : undefined),
         }),
       );
     }
     this.element.append(row);
+    // bench:console's mark: the first asset drawn (its thumbnail may still be on its way).
+    if (!document.body.dataset.firstCellMs && this.itemAt(r * this.columns)) {
+      document.body.dataset.firstCellMs = String(Math.round(performance.now()));
+    }
     return row;
   }
 
@@ -254,6 +263,7 @@ export class AssetGrid {
     }
     this.firstScreen = true;
     document.body.dataset.firstScreenMs = String(Math.round(performance.now()));
+    this.onFirstScreen();
   }
 
   /**
@@ -278,7 +288,7 @@ export class AssetGrid {
 
   /** Selects every asset loaded (the pages fetched so far); how many that is. */
   selectAllLoaded(): number {
-    for (const items of this.chunks.values()) for (const a of items) this.selected.set(a.hash, a);
+    for (const a of this.pages.loaded()) this.selected.set(a.hash, a);
     this.selectionChanged();
     return this.selected.size;
   }
@@ -292,10 +302,7 @@ export class AssetGrid {
 
   /** The assets loaded, in grid order (for the viewer's previous and next). */
   loaded(): Asset[] {
-    const out: Asset[] = [];
-    const keys = [...this.chunks.keys()].sort((a, b) => a - b);
-    for (const k of keys) out.push(...this.chunks.get(k)!);
-    return out;
+    return this.pages.loaded();
   }
 
   private selectionChanged(): void {

@@ -1,11 +1,12 @@
 import type { Asset } from './api.js';
-import { showAsset } from './asset-dialog.js';
+import { assetChanged, showAsset } from './asset-dialog.js';
 import { byId, h } from './dom.js';
 import { filterForm, queryFromUrl } from './filters.js';
 import { folderBar } from './folders.js';
 import { duplicatesView } from './duplicates-view.js';
 import { AssetGrid } from './grid.js';
 import { jobsView } from './jobs-view.js';
+import { followChanges, type ChangeEvent } from './live.js';
 import { selectionBar } from './selection.js';
 import { trashView } from './trash-view.js';
 import { uploadPanel } from './upload.js';
@@ -13,10 +14,39 @@ import { uploadPanel } from './upload.js';
 const BASE = '/console';
 
 /** The view on screen and how to leave it. */
-let current: { name: string; search: string; grid?: AssetGrid; leave: () => void } | undefined;
+let current:
+  | {
+      name: string;
+      search: string;
+      grid?: AssetGrid;
+      leave: () => void;
+      /** Takes the change feed's events, for views that follow them. */
+      change?: (event: ChangeEvent) => void;
+    }
+  | undefined;
 /** The last list URL, where closing an asset goes back to. */
 let listUrl = `${BASE}/`;
 let openedHere = false;
+
+let following = false;
+
+/**
+ * Follows the change feed from here on: the grid takes each change as it commits, and looks
+ * again when the stream (re)starts without resuming. Started after the grid's first screen
+ * (the stream holds one of the browser's six connections to the store, which the first
+ * thumbnails need), at once on other views, and after 3 s whatever happens.
+ */
+function followLive(): void {
+  if (following) return;
+  following = true;
+  followChanges({
+    event: (event) => {
+      current?.change?.(event);
+      assetChanged(event.hash);
+    },
+    fresh: () => current?.grid?.recheck(),
+  });
+}
 
 function go(url: string, push = true): void {
   if (push) history.pushState(null, '', url);
@@ -44,6 +74,8 @@ function route(): void {
   if (current?.name !== name || (name === 'assets' && current.search !== search)) {
     current?.leave();
     current = render(name, search);
+    // The grid starts following once its first screen is shown; other views at once.
+    if (name !== 'assets') followLive();
   }
   if (name === 'assets' && !asset) listUrl = `${BASE}/${location.search}`;
   if (asset) {
@@ -83,17 +115,16 @@ function render(name: string, search: string): NonNullable<typeof current> {
   const view = byId('view');
   document.title = `${name[0]!.toUpperCase()}${name.slice(1)} · Asset store console`;
   if (name === 'trash') {
-    view.replaceChildren(
-      trashView(
-        (hash) =>
-          void showAsset(
-            hash,
-            () => undefined,
-            () => undefined,
-          ),
-      ),
+    const trash = trashView(
+      (hash) =>
+        void showAsset(
+          hash,
+          () => undefined,
+          () => undefined,
+        ),
     );
-    return { name, search, leave: () => undefined };
+    view.replaceChildren(trash.view);
+    return { name, search, leave: () => undefined, change: trash.change };
   }
   if (name === 'duplicates') {
     view.replaceChildren(
@@ -117,6 +148,7 @@ function render(name: string, search: string): NonNullable<typeof current> {
     openedHere = true;
     go(`${BASE}/asset/${asset.hash}`);
   });
+  grid.onFirstScreen = followLive;
   const page = h(
     'div',
     { class: 'assets' },
@@ -128,7 +160,13 @@ function render(name: string, search: string): NonNullable<typeof current> {
   );
   page.prepend(uploadPanel(page, () => grid.reset()));
   view.replaceChildren(page);
-  return { name, search, grid, leave: () => grid.dispose() };
+  return {
+    name,
+    search,
+    grid,
+    leave: () => grid.dispose(),
+    change: (event) => grid.applyChange(event.type, event.data ?? undefined),
+  };
 }
 
 document.addEventListener('click', (event) => {
@@ -144,3 +182,4 @@ window.addEventListener('popstate', () => route());
 
 // The grid's first request asks for the API token when one is needed (api.ts).
 route();
+setTimeout(followLive, 3000);

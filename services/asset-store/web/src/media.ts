@@ -34,7 +34,8 @@ export interface MediaView {
 
 /**
  * The asset at full size with the browser's own players: an image (zoomable), a video or an
- * audio file with its controls, a PDF in a frame of the browser's PDF viewer, text in a `<pre>`; anything else says there is no preview.
+ * audio file with its controls, a PDF in a sandboxed frame of the browser's PDF viewer, text
+ * in a `<pre>`; anything else says there is no preview.
  */
 export function mediaView(a: Asset, name: string): MediaView {
   const urls: string[] = [];
@@ -63,14 +64,25 @@ export function mediaView(a: Asset, name: string): MediaView {
     void mediaUrl(a, urls).then((url) => (audio.src = url), fail);
   } else if (type === 'application/pdf') {
     box.dataset.kind = 'pdf';
-    // A frame of the download URL would save the file (it is an attachment): the bytes go
-    // in as a blob: URL whose type is set here to application/pdf, so the browser's own PDF
-    // viewer (out of the page's process) shows it and nothing in it runs as this page.
-    // Not a `sandbox` frame: Chromium refuses its PDF viewer in one. The CSP allows frames
-    // of blob: URLs only.
-    const frame = h('iframe', { title: name, referrerpolicy: 'no-referrer' });
-    box.append(frame);
-    void blobUrl(a, urls).then((url) => (frame.src = url), fail);
+    if (getToken('api')) {
+      // A frame cannot send the token, and a PDF from a blob: URL would run as this page:
+      // nothing is shown that cannot be sandboxed.
+      box.replaceChildren(
+        h('p', { class: 'no-preview' }, 'No preview while an API token is needed: download it.'),
+      );
+    } else {
+      // The store's answer to `disposition=inline` carries `Content-Security-Policy: sandbox`:
+      // the document in the frame gets an opaque origin, no scripts, no forms, no top
+      // navigation, and Chromium's own PDF viewer still shows it (a frame with the `sandbox`
+      // attribute is refused by that viewer, a `blob:` URL has no headers to sandbox it).
+      box.append(
+        h('iframe', {
+          title: name,
+          src: `${API}/asset/${a.hash}?disposition=inline`,
+          referrerpolicy: 'no-referrer',
+        }),
+      );
+    }
   } else if (type.startsWith('text/') || type === 'application/json') {
     box.dataset.kind = 'text';
     const pre = h('pre', { tabindex: 0, 'aria-label': name });

@@ -1,6 +1,7 @@
 import { admin, ApiError, fetchPage, store, type Asset } from './api.js';
 import { confirmAction } from './confirm.js';
 import { announce, formatBytes, formatTime, h } from './dom.js';
+import type { ChangeEvent } from './live.js';
 import { forgetThumb, loadThumb } from './thumbs.js';
 
 /** Rows of `/list` read per request while looking for trashed assets. */
@@ -20,9 +21,14 @@ function failure(err: unknown, what: string): string {
  * forever (admin), and Empty trash (admin) for all of them. List and search have no
  * "trashed only" filter, so this walks `/list?include_trashed` by `offset_time` and keeps
  * the trashed ones; "More" continues the walk. "More" and "End of the trash" are never on
- * screen together: the end is said only once the walk has reached the last asset.
+ * screen together: the end is said only once the walk has reached the last asset. `change`
+ * takes the change feed's events: an asset trashed elsewhere joins in its place, one
+ * restored or purged elsewhere leaves.
  */
-export function trashView(open: (hash: string) => void): HTMLElement {
+export function trashView(open: (hash: string) => void): {
+  view: HTMLElement;
+  change: (event: ChangeEvent) => void;
+} {
   const body = h('tbody');
   const more = h('button', { type: 'button', hidden: true, onclick: () => void load() }, 'More');
   const note = h('p', { class: 'note', role: 'status' });
@@ -192,7 +198,7 @@ export function trashView(open: (hash: string) => void): HTMLElement {
     const thumb = h('div', { class: 'mini-thumb', 'aria-hidden': 'true' });
     const tr: HTMLElement = h(
       'tr',
-      { 'data-hash': asset.hash },
+      { 'data-hash': asset.hash, 'data-time': asset.timestamp },
       h('td', {}, thumb),
       h(
         'td',
@@ -262,6 +268,30 @@ export function trashView(open: (hash: string) => void): HTMLElement {
       });
     return tr;
   }
+  /** Puts an asset trashed elsewhere where the walk would have: among the rows, or pending. */
+  function add(asset: Asset): void {
+    if (body.querySelector(`tr[data-hash="${asset.hash}"]`)) return;
+    const rows = [...body.querySelectorAll<HTMLElement>('tr')];
+    const before = rows.find((tr) => Number(tr.dataset.time) < asset.timestamp);
+    if (before) before.before(row(asset));
+    else if (done) body.append(row(asset));
+    else if (cursor !== undefined && asset.timestamp > cursor) {
+      // Walked past already, below the rows shown: More shows it.
+      pending.push(asset);
+      pending.sort((a, b) => b.timestamp - a.timestamp);
+    } else return;
+    done = scanned && pending.length === 0;
+    settle();
+  }
+
+  function change(event: ChangeEvent): void {
+    if (event.type === 'asset.trashed' && event.data) return add(event.data);
+    if (event.type !== 'asset.restored' && event.type !== 'asset.purged') return;
+    body.querySelector(`tr[data-hash="${event.hash}"]`)?.remove();
+    pending = pending.filter((a) => a.hash !== event.hash);
+    settle();
+  }
+
   void load();
-  return view;
+  return { view, change };
 }

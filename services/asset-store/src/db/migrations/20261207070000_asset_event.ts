@@ -62,6 +62,33 @@ const TRANSITION: Record<string, string> = {
   update: 'referencing old table as old_rows new table as new_rows',
 };
 
+/** This migration's numbering statement (its plan cached by PL/pgSQL: `_event_numbering_plan`). */
+export const NUMBER_STATIC = `
+      with p as (
+        select seq, row_number() over (order by seq) as rn from asset_event where pos is null
+      )
+      update asset_event e set pos = first + p.rn from p where e.seq = p.seq`;
+
+/** `asset_event_number()`, numbering the committing transaction's events with `numbering`. */
+export function numberingFunction(numbering: string): string {
+  return `asset_event_number() returns trigger language plpgsql as $$
+    declare
+      first bigint;
+      n bigint;
+    begin
+      -- The commit-order lock: held until this transaction's commit is visible.
+      select last into first from asset_event_head for update;
+      ${numbering};
+      get diagnostics n = row_count;
+      if n > 0 then
+        update asset_event_head set last = first + n;
+        perform pg_notify('${CHANNEL}', (first + n)::text);
+      end if;
+      delete from asset_event_commit where xid = new.xid;
+      return null;
+    end $$`;
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create table asset_event (
@@ -101,26 +128,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       for each statement execute function ${sql.id(`asset_event_on_${event}`)}()`.execute(db);
   }
 
-  await sql`
-    create function asset_event_number() returns trigger language plpgsql as $$
-    declare
-      first bigint;
-      n bigint;
-    begin
-      -- The commit-order lock: held until this transaction's commit is visible.
-      select last into first from asset_event_head for update;
-      with p as (
-        select seq, row_number() over (order by seq) as rn from asset_event where pos is null
-      )
-      update asset_event e set pos = first + p.rn from p where e.seq = p.seq;
-      get diagnostics n = row_count;
-      if n > 0 then
-        update asset_event_head set last = first + n;
-        perform pg_notify('${sql.raw(CHANNEL)}', (first + n)::text);
-      end if;
-      delete from asset_event_commit where xid = new.xid;
-      return null;
-    end $$`.execute(db);
+  await sql`create function ${sql.raw(numberingFunction(NUMBER_STATIC))}`.execute(db);
   await sql`
     create constraint trigger asset_event_number after insert on asset_event_commit
     deferrable initially deferred

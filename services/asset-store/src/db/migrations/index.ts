@@ -15,6 +15,12 @@ import * as jobInstance from './20261126200000_job_instance.js';
 import * as assetEvent from './20261207070000_asset_event.js';
 import * as mediaAndTextSearch from './20261207080000_media_and_text_search.js';
 import * as webhook from './20261207090000_webhook.js';
+import * as rebuildEvents from './20261207100000_rebuild_events.js';
+import * as webhookLeaseOwner from './20261207110000_webhook_lease_owner.js';
+import * as assetText from './20261207120000_asset_text.js';
+import * as assetTextPairs from './20261207130000_asset_text_pairs.js';
+import * as eventNumberingPlan from './20261207150000_event_numbering_plan.js';
+import * as takenOrder from './20261207160000_taken_order.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +40,10 @@ export const migrations: Record<string, Migration> = {
   '20261207070000_asset_event': assetEvent,
   '20261207080000_media_and_text_search': mediaAndTextSearch,
   '20261207090000_webhook': webhook,
+  '20261207100000_rebuild_events': rebuildEvents,
+  '20261207110000_webhook_lease_owner': webhookLeaseOwner,
+  '20261207120000_asset_text': assetText,
+  '20261207130000_asset_text_pairs': assetTextPairs,
+  '20261207150000_event_numbering_plan': eventNumberingPlan,
+  '20261207160000_taken_order': takenOrder,
 };
