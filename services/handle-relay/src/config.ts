@@ -40,6 +40,8 @@ export const configSchema = z.object({
   pubsub: z.enum(['postgres', 'nats']).default('postgres'),
   nats_url: z.string().min(1).default('nats://127.0.0.1:4222'),
   log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `auto`: readable lines when stdout is a terminal, JSON lines otherwise. */
+  log_format: z.enum(['auto', 'json', 'pretty']).default('auto'),
 });
 
 /** The validated, frozen handle-relay configuration. */

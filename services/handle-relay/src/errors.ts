@@ -82,6 +82,9 @@ export const relayErrors = {
   beyondHead: (name: string) => errors.badRequest(`${name} is beyond the current tree head`),
   /** 400: a log query parameter that is not what it must be. */
   invalidLogQuery: (name: string, what: string) => errors.badRequest(`${name} must be ${what}`),
+  /** 400: a `GET /v1/log/entries` range wider than one answer holds. */
+  entriesRangeTooWide: (max: number) =>
+    errors.badRequest(`end - start must be at most ${max}: ask for the rest in further requests`),
   /** 404: no leaf with this hash in the tree of the given size. */
   leafNotFound: () => errors.notFound('no leaf with this hash in the tree of this size'),
   /** 404: no handle's chain holds this key. */

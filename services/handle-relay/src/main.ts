@@ -1,5 +1,13 @@
 import { configOrExit, envFilesOf, splitListen } from '@svc/config';
-import { createLogger, handleRelayError, serve } from '@svc/envelope';
+import {
+  baseUrlOf,
+  createLogger,
+  exitQuietlyWhileStarting,
+  handleRelayError,
+  listenFailure,
+  readyLine,
+  serve,
+} from '@svc/envelope';
 import { createApp } from './app.js';
 import { readConfig } from './config.js';
 import { openStore, targetFor } from './db/database.js';
@@ -12,7 +20,8 @@ async function main(): Promise<void> {
   const config = configOrExit('handle-relay', () =>
     readConfig(process.argv.slice(2), process.env, envFilesOf(SERVICE_DIR)),
   );
-  const logger = createLogger('handle-relay', config.log_level);
+  exitQuietlyWhileStarting();
+  const logger = createLogger('handle-relay', config.log_level, config.log_format);
   const store = await openStore(targetFor(config.db));
   const now = Date.now;
   const relay = await createRelayRuntime({ config, store, logger, now });
@@ -32,7 +41,7 @@ async function main(): Promise<void> {
     relay,
   });
   const { host, port } = splitListen(config.bind);
-  await serve({
+  const { address } = await serve({
     app,
     host,
     port,
@@ -48,11 +57,16 @@ async function main(): Promise<void> {
       await store.close();
     },
   });
+  const base = baseUrlOf(address);
+  // Without web_dir, `/` is a placeholder page naming the API.
+  const chat = config.web_dir === undefined ? [] : [`chat app: ${base}`];
+  process.stderr.write(readyLine('handle-relay', base, [...chat, `API reference: ${base}docs`]));
 }
 
 main().catch((err: unknown) => {
   process.stderr.write(
-    `handle-relay: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
+    listenFailure('handle-relay', err, { key: 'bind', env: 'HANDLE_RELAY_BIND' }) ??
+      `handle-relay: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,
   );
   process.exit(1);
 });

@@ -12,6 +12,7 @@ import type { PushSender } from './push/push-sender.port.js';
 import { loadOrCreateVapidKeys } from './push/vapid-keys.js';
 import { createWebPushSender } from './push/web-push.sender.js';
 import { StreamHub } from './stream/stream-hub.js';
+import { primaryKeysOf } from './handles/handle.repository.js';
 import { listenForRotations } from './sigchain/rotation-listener.js';
 import { loadOrCreateLogKey } from './translog/log-key.js';
 import { LogService } from './translog/log.service.js';
@@ -93,6 +94,7 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
     readAfter: async (handle, afterSeq, limit) =>
       (await listMessagesAfter(db, handle, afterSeq, limit)).map(toRelayed),
     latestSeq: (handle) => latestSeq(db, handle),
+    keysOf: (handles) => primaryKeysOf(db, handles),
     logger,
     now: options.now,
     pingIntervalMs: options.pingIntervalMs,
@@ -112,7 +114,17 @@ export async function createRelayRuntime(options: RelayRuntimeOptions): Promise<
   await log.checkKey(logger, logKey.created);
   const rotated = (handle: string, oldKey: string): void => streams.closeKey(handle, oldKey);
   const stopRotations = pool
-    ? await listenForRotations({ connect: () => pool.connect(), rotated, logger })
+    ? await listenForRotations({
+        connect: () => pool.connect(),
+        rotated,
+        // Rotations committed while the connection was down rang nobody here.
+        caughtUp: async () => {
+          const closed = await streams.closeStale();
+          if (closed > 0)
+            logger.info({ closed }, 'closed streams of keys rotated while LISTEN was down');
+        },
+        logger,
+      })
     : () => Promise.resolve();
   const writer = new MessageWriter({ db, pubsub, logger, metrics });
   return {

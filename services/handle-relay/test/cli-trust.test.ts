@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { readKeyFile } from '../src/client/key-file.js';
-import { generateKeyPair, linkLine, primaryOf, safetyNumber } from '../src/client/index.js';
+import {
+  generateKeyPair,
+  linkLine,
+  primaryOf,
+  RelayClient,
+  rotationLink,
+  safetyNumber,
+} from '../src/client/index.js';
 import { runCliCollecting } from './cli-runner.js';
 import { uniqueHandle } from './handle-factories.js';
 import { createTestApp, listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
@@ -153,6 +160,101 @@ describe('the CLI against the relay', () => {
       type: 'link',
       key: primaryOf(intruder.publicKey),
     });
-    expect(watch.err).toMatch(/a key you do not hold/);
+    // The forged link does not even follow bob's chain.
+    expect(watch.err).toBe(
+      `handle-relay: entry ${size}: ${bob}@relay.test's link 3 (rotate) does not follow link 2 of the chain\n`,
+    );
+  });
+
+  it('monitor checks the signatures of a watched handle it starts following late', async () => {
+    const carol = uniqueHandle('carol');
+    expect(await as('carol', 'keygen')).toMatchObject({ code: 0 });
+    expect(await as('carol', 'register', carol)).toMatchObject({ code: 0 });
+    const keyFile = path.join(dir, 'carol.key.json');
+    const first = await readKeyFile(keyFile);
+    // The monitor reads past carol's eldest link before it watches her.
+    expect(await as('carol', 'monitor', '--once')).toMatchObject({ code: 0, err: '' });
+    expect(await as('carol', 'rotate', carol)).toMatchObject({ code: 0 });
+    const second = await readKeyFile(keyFile);
+    const late = await as('carol', 'monitor', '--watch', carol, '--once');
+    expect(late).toMatchObject({ code: 0, err: '' });
+    expect(json(late.out).filter((l) => l.type === 'link')).toEqual([
+      expect.objectContaining({ seq: 2, link_type: 'rotate', key: primaryOf(second.publicKey) }),
+    ]);
+
+    // The operator logs a rotation back to carol's first key (one she holds), well formed
+    // and following her chain, but signed by a key of its own.
+    const intruder = generateKeyPair();
+    const lines = await new RelayClient({ baseUrl: listening.url }).sigchain(
+      primaryOf(second.publicKey),
+    );
+    const forged = rotationLink({
+      lastLine: lines.at(-1)!,
+      oldSecretKey: intruder.secretKey,
+      newSecretKey: intruder.secretKey,
+    });
+    const fake = linkLine({ ...forged, key: primaryOf(first.publicKey) });
+    const index = await appendForged(carol, 3, primaryOf(first.publicKey), fake);
+    const watch = await as('carol', 'monitor', '--watch', carol, '--once');
+    expect(watch.code).toBe(1);
+    expect(json(watch.out).at(-1)).toEqual({
+      type: 'link',
+      index,
+      handle: `${carol}@relay.test`,
+      seq: 3,
+      link_type: 'rotate',
+      key: primaryOf(first.publicKey),
+    });
+    expect(watch.err).toBe(
+      `handle-relay: entry ${index}: ${carol}@relay.test's link 3 (rotate): sig did not verify by the key in force before the link\n`,
+    );
+  });
+
+  it('monitor fails on a rotation properly signed by a leaked key to a key the owner does not hold', async () => {
+    const dave = uniqueHandle('dave');
+    expect(await as('dave', 'keygen')).toMatchObject({ code: 0 });
+    expect(await as('dave', 'register', dave)).toMatchObject({ code: 0 });
+    const leaked = await readKeyFile(path.join(dir, 'dave.key.json'));
+    const thief = generateKeyPair();
+    const lines = await new RelayClient({ baseUrl: listening.url }).sigchain(
+      primaryOf(leaked.publicKey),
+    );
+    const res = await fetch(`${listening.url}/v1/rotate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(
+        rotationLink({
+          lastLine: lines.at(-1)!,
+          oldSecretKey: leaked.secretKey,
+          newSecretKey: thief.secretKey,
+        }),
+      ),
+    });
+    expect(res.status).toBe(200);
+    const watch = await as('dave', 'monitor', '--watch', dave, '--once');
+    expect(watch.code).toBe(1);
+    const links = json(watch.out).filter((l) => l.type === 'link');
+    expect(links.map((l) => [l.link_type, l.key])).toEqual([
+      ['eldest', primaryOf(leaked.publicKey)],
+      ['rotate', primaryOf(thief.publicKey)],
+    ]);
+    expect(watch.err).toBe(
+      `handle-relay: entry ${String(links[1]!.index)}: ${dave}@relay.test's link 2 (rotate) is signed by or moves to ${primaryOf(thief.publicKey)}, a key you do not hold (${primaryOf(leaked.publicKey)})\n`,
+    );
   });
 });
+
+/** Appends a link to the log and moves the handle to `key`, as a dishonest operator could. */
+async function appendForged(handle: string, seq: number, key: string, line: string) {
+  return t.store.db.transaction().execute(async (trx) => {
+    const { lockTree, appendLinks } = await import('../src/translog/log.repository.js');
+    const tree = await lockTree(trx);
+    await appendLinks(trx, tree, [{ handle, seq, key, line }]);
+    await trx
+      .updateTable('handle')
+      .set({ primary_key: key })
+      .where('handle', '=', handle)
+      .execute();
+    return tree.size;
+  });
+}

@@ -2,7 +2,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, spawnService, type ServiceProcess } from '@svc/testing/service-process';
+import {
+  freePort,
+  nodeArgsFor,
+  spawnService,
+  type ServiceProcess,
+} from '@svc/testing/service-process';
 import { createTestDatabase, type TestDatabase } from '@svc/testing';
 import { runCli } from '../src/cli/cli.js';
 import { readKeyFile } from '../src/client/key-file.js';
@@ -41,18 +46,14 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the real `handle-relay` bin (from source) as a child process. */
+/** Runs the real `handle-relay` bin (from source, or as built in CI) as a child process. */
 function bin(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', CLI_ENTRY, ...args],
-      {
-        cwd: SERVICE_DIR,
-        env: { ...process.env, HANDLE_RELAY_URL: url },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [...nodeArgsFor(CLI_ENTRY), ...args], {
+      cwd: SERVICE_DIR,
+      env: { ...process.env, HANDLE_RELAY_URL: url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

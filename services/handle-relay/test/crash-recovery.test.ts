@@ -1,12 +1,7 @@
+import { unfinishedRequest } from '@svc/testing/raw-connection';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import {
-  freePort,
-  loadThenKill,
-  spawnService,
-  unfinishedRequest,
-  waitUntil,
-} from '@svc/testing/service-process';
+import { freePort, loadThenKill, spawnService, waitUntil } from '@svc/testing/service-process';
 import { useServiceSandbox } from '@svc/testing/service-sandbox';
 import { generateKeyPair, RelayClient, type InboxPage } from '../src/client/index.js';
 

@@ -84,6 +84,7 @@ async function instance(options: InstanceOptions) {
 // NATS fans out between instances of a PostgreSQL deployment; PGlite is one process.
 function onServer(name: string, body: (natsUrl: string) => void): void {
   if (testDatabaseMode() === 'postgres') describeNats(name, body);
+  // Skipped on the embedded database: one process, no other instance to fan out to.
   else describe.skip(name, () => it('needs a PostgreSQL server', () => undefined));
 }
 

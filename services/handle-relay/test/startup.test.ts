@@ -78,7 +78,10 @@ describe('handle-relay start-up with a good configuration', () => {
 
       expect(await sandbox.running.exited).toEqual({ code: 0, signal: null });
       await sandbox.running.waitForLog('stopped');
-      expect(sandbox.running.stderr()).toBe('');
+      // The one line it prints once it serves (start-output.test.ts); no web_dir, no chat app.
+      expect(sandbox.running.stderr()).toBe(
+        `handle-relay ready: http://127.0.0.1:${port}/ (API reference: http://127.0.0.1:${port}/docs)\n`,
+      );
     },
     START_TIMEOUT_MS,
   );

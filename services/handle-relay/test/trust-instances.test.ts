@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, testDatabaseMode, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, TcpProxy, testDatabaseMode, type TestDatabase } from '@svc/testing';
 import { createLogger } from '@svc/envelope';
+import { sql } from 'kysely';
 import request from 'supertest';
 import {
   authLines,
@@ -20,7 +21,8 @@ import { openStore, targetFor } from '../src/db/database.js';
 import { createRelayRuntime } from '../src/runtime.js';
 import { registerHandle, type RegisteredHandle } from './handle-factories.js';
 import { refLeaf, refMth, refPath, refProof, refVerifyConsistency } from './rfc9162.js';
-import { openSse } from './sse-client.js';
+import { openSse, type SseClient } from './sse-client.js';
+import { waitFor } from './wait-for.js';
 import { listenOnLoopback, SETUP_TIMEOUT_MS } from './test-app.js';
 
 const SERVER = 'relay.test';
@@ -249,6 +251,141 @@ onServer('two instances on one database', () => {
         await listening.close();
         await a.close();
         await b.close();
+      }
+    },
+    SETUP_TIMEOUT_MS * 2,
+  );
+});
+
+/** A stream of `owner`'s inbox on `base`, authorised by `keys`. */
+function streamOf(base: string, owner: RegisteredHandle, keys: KeyPair): Promise<SseClient> {
+  const auth = signedAuthValue(keys.secretKey, authLines.stream(owner.handle));
+  return openSse(base, `/v1/inbox/${owner.handle}/stream?auth=${encodeURIComponent(auth)}`);
+}
+
+async function send(app: App, to: string, envelope: unknown): Promise<number> {
+  const res = await request(app).post('/v1/messages').send({ to, envelope }).expect(201);
+  return (res.body as { seq: number }).seq;
+}
+
+onServer('a rotation while streams open and run on two instances', () => {
+  it(
+    'a stream still opening under the old key when the rotation is heard is refused (401); open ones end; the new key hears what follows',
+    async () => {
+      const target = await durableTarget('trust_race');
+      if (target.kind !== 'postgres') throw new Error('needs a PostgreSQL server');
+      const keyPath = path.join(dir, 'log-key.json');
+      const [a, b] = [await startInstance(target, keyPath), await startInstance(target, keyPath)];
+      const [onA, onB] = [await listenOnLoopback(a.app), await listenOnLoopback(b.app)];
+      const locker = await openStore(target);
+      let release = (): void => undefined;
+      let locked: Promise<void> | undefined;
+      const streams: SseClient[] = [];
+      try {
+        const owner = await registerHandle(a.app, SERVER);
+        const oldOnA = await streamOf(onA.url, owner, owner.keys);
+        const oldOnB = await streamOf(onB.url, owner, owner.keys);
+        streams.push(oldOnA, oldOnB);
+        expect([oldOnA.status, oldOnB.status]).toEqual([200, 200]);
+
+        // A stream on B passes its auth check, then waits on the store (the message table
+        // is locked), while the rotation commits on A and B hears of it.
+        const gate = new Promise<void>((r) => (release = r));
+        let lockHeld = false;
+        locked = locker.db.transaction().execute(async (trx) => {
+          await sql`lock table message in access exclusive mode`.execute(trx);
+          lockHeld = true;
+          await gate;
+        });
+        await waitFor(() => lockHeld, 'the lock');
+        const opening = streamOf(onB.url, owner, owner.keys);
+        const blocked = async () =>
+          (
+            await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`.execute(locker.db)
+          ).rows[0]!.n > 0;
+        const until = Date.now() + 10_000;
+        while (!(await blocked())) {
+          if (Date.now() > until) throw new Error('the opening stream never waited on the lock');
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const next = generateKeyPair();
+        await rotateOn(a.app, owner, next);
+        // B heard the rotation: the stream the old key opened there ended.
+        await waitFor(() => oldOnA.ended && oldOnB.ended, 'the old key streams to end');
+        release();
+        await locked;
+        const late = await opening;
+        streams.push(late);
+        expect(late.status).toBe(401);
+        await waitFor(() => late.ended, 'the refused stream to end');
+        expect(JSON.parse(late.text)).toEqual({
+          error: { code: 'unauthorized', message: 'signature did not verify' },
+        });
+
+        // The new key opens on both; a message sent now reaches only its streams.
+        const newOnA = await streamOf(onA.url, owner, next);
+        const newOnB = await streamOf(onB.url, owner, next);
+        streams.push(newOnA, newOnB);
+        const seq = await send(b.app, owner.handle, 'after the rotation');
+        await newOnA.waitForMessages(1);
+        await newOnB.waitForMessages(1);
+        expect(newOnB.messages().map((m) => [m.seq, m.envelope])).toEqual([
+          [seq, 'after the rotation'],
+        ]);
+        for (const old of [oldOnA, oldOnB]) expect(old.messages()).toEqual([]);
+      } finally {
+        release();
+        await locked?.catch(() => undefined);
+        await locker.close();
+        for (const s of streams) s.close();
+        await onA.close();
+        await onB.close();
+        await a.close();
+        await b.close();
+      }
+    },
+    SETUP_TIMEOUT_MS * 2,
+  );
+
+  it(
+    "an instance whose LISTEN connection was down when a rotation committed ends the old key's streams once it is back",
+    async () => {
+      const target = await durableTarget('trust_missed');
+      if (target.kind !== 'postgres') throw new Error('needs a PostgreSQL server');
+      const url = new URL(target.url);
+      const proxy = await TcpProxy.start(url.hostname, Number(url.port || 5432));
+      const keyPath = path.join(dir, 'log-key.json');
+      const a = await startInstance(target, keyPath);
+      const b = await startInstance({ kind: 'postgres', url: proxy.rewrite(target.url) }, keyPath);
+      const onB = await listenOnLoopback(b.app);
+      const streams: SseClient[] = [];
+      try {
+        const owner = await registerHandle(a.app, SERVER);
+        const other = await registerHandle(a.app, SERVER);
+        const old = await streamOf(onB.url, owner, owner.keys);
+        const bystander = await streamOf(onB.url, other, other.keys);
+        streams.push(old, bystander);
+        expect([old.status, bystander.status]).toEqual([200, 200]);
+
+        // B loses the database (its LISTEN connections too); the rotation rings nobody there.
+        await proxy.cut();
+        await rotateOn(a.app, owner, generateKeyPair());
+        await new Promise((r) => setTimeout(r, 500));
+        expect(old.ended).toBe(false);
+        await proxy.restore();
+        // Back, B reads the keys of its open streams again.
+        await waitFor(() => old.ended, "the rotated key's stream to end", 15_000);
+        expect(bystander.ended).toBe(false);
+        const seq = await send(a.app, other.handle, 'still here');
+        await bystander.waitForMessages(1, 15_000);
+        expect(bystander.messages().map((m) => m.seq)).toEqual([seq]);
+      } finally {
+        for (const s of streams) s.close();
+        await onB.close();
+        await a.close();
+        await b.close();
+        await proxy.close();
       }
     },
     SETUP_TIMEOUT_MS * 2,

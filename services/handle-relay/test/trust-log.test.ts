@@ -16,6 +16,7 @@ import {
 } from '../src/client/index.js';
 import type { HandleRecord } from '../src/handles/handle-record.js';
 import {
+  badRequest,
   registerHandle,
   uniqueHandle,
   type ErrorBody,
@@ -307,6 +308,18 @@ describe('the transparency log', () => {
       .get(`/v1/log/inclusion?leaf=${'00'.repeat(32)}&size=${size}`)
       .expect(404);
     await request(t.app).get('/v1/log/entries?start=-1&end=1').expect(400);
+    // A range wider than one answer is refused, not cut short, wherever it starts.
+    for (const [start, end] of [
+      [0, 1001],
+      [1, 5000],
+    ]) {
+      const wide = await request(t.app)
+        .get(`/v1/log/entries?start=${start}&end=${end}`)
+        .expect(400);
+      expect(wide.body).toEqual(
+        badRequest('end - start must be at most 1000: ask for the rest in further requests'),
+      );
+    }
     expect(
       (await request(t.app).get(`/v1/log/consistency?from=${size}&to=${size}`).expect(200)).body,
     ).toEqual({ path: [] });

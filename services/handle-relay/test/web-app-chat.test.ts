@@ -1,11 +1,11 @@
 import { describeInBrowser } from '@svc/testing/browser';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { uniqueHandle } from './handle-factories.js';
 import {
   openConversation,
   registerInBrowser,
   screenshot,
+  secondDevice,
   sendInBrowser,
   startWebWorld,
   threadOf,
@@ -171,17 +171,7 @@ describeInBrowser()('the web app’s composer, delivery states, conversations an
       await bob.locator('.conversations a', { hasText: aliceHandle }).click();
       await sendInBrowser(bob, 'Here, sorry.');
       await alice.locator('.msg .text', { hasText: 'Here, sorry.' }).waitFor();
-      await alice.getByRole('link', { name: 'Profile' }).click();
-      const download = alice.waitForEvent('download');
-      await alice.getByRole('button', { name: 'Export key file' }).click();
-      const file = path.join(world.t.dataDir, 'alice.key.json');
-      await (await download).saveAs(file);
-
-      const { page: laptop } = await world.newPage();
-      await laptop.goto(world.url);
-      await laptop.getByLabel(/import a key file/i).setInputFiles(file);
-      await laptop.locator('#who', { hasText: `${aliceHandle}@` }).waitFor();
-      await waitForLive(laptop);
+      const laptop = await secondDevice(world, alice, aliceHandle);
       await laptop.locator('.conversations a', { hasText: bobHandle }).click();
       await laptop.locator('.msg .text', { hasText: 'Bob?' }).waitFor();
       await alice.goto(`${world.url}/#/c/${bobHandle}`);

@@ -165,8 +165,12 @@ describeInBrowser()('the web app against hostile content', () => {
         hostileOwn.fqhn,
         bobRecord.primary,
         expect.any(String) as string,
-        hostileOwn.sigchain_url,
+        // The relay's own chain of the key, whatever URL the record names.
+        `${world.url}/v1/sigchains/ed25519/${bobRecord.primary.slice('ed25519:'.length)}`,
       ]);
+      expect(await page.locator('#sigchain-link').getAttribute('href')).toBe(
+        `${world.url}/v1/sigchains/ed25519/${bobRecord.primary.slice('ed25519:'.length)}`,
+      );
       await screenshot(page, 'hostile-profile');
 
       expect(await harm(page)).toEqual(noHarm);

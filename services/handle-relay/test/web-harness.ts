@@ -100,6 +100,24 @@ export async function registerInBrowser(page: Page, url: string, handle: string)
   await waitForLive(page);
 }
 
+/**
+ * A second device of `handle`: the key file exported from `page`'s Profile, imported in a
+ * fresh browser profile, whose inbox stream is open.
+ */
+export async function secondDevice(world: WebWorld, page: Page, handle: string): Promise<Page> {
+  await page.getByRole('link', { name: 'Profile' }).click();
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export key file' }).click();
+  const file = path.join(world.t.dataDir, `${handle}.${Date.now()}.key.json`);
+  await (await download).saveAs(file);
+  const { page: other } = await world.newPage();
+  await other.goto(world.url);
+  await other.getByLabel(/import a key file/i).setInputFiles(file);
+  await other.locator('#who', { hasText: `${handle}@` }).waitFor();
+  await waitForLive(other);
+  return other;
+}
+
 /** Waits until the page's inbox stream is open. */
 export async function waitForLive(page: Page): Promise<void> {
   await page.locator('body[data-sync="live"]').waitFor();

@@ -40,6 +40,9 @@ const writeIcons = async () => {
   );
 };
 if (watch) {
+  // Ctrl-C (or SIGTERM) ends the watch with exit 0: `pnpm dev` reports a death by signal as
+  // a failure.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));
   await (await esbuild.context({ ...options, logLevel: 'info' })).watch();
   await Promise.all([copyStatics(), writeIcons()]);
   watchFiles(here, (_event, file) => {

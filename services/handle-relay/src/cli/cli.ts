@@ -1,4 +1,6 @@
 import fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RelayClient, RelayClientError } from '../client/http-client.js';
 import { readKeyFile, writeKeyFile } from '../client/key-file.js';
@@ -6,7 +8,8 @@ import { followInbox } from '../client/inbox-stream.js';
 import { generateKeyPair, primaryOf } from '../client/keys.js';
 import { CLI_ENV } from './cli-env.js';
 import { MessageReader, sendText } from './message-lines.js';
-import { CheckFailed, DEFAULT_PINS_FILE, runTrustCommand, TRUST_USAGE } from './trust-commands.js';
+import { DEFAULT_PINS_FILE, runTrustCommand, TRUST_USAGE } from './trust-commands.js';
+import { CheckFailed } from './trust-context.js';
 
 /** Where the CLI writes and what it reads from the environment. */
 export interface CliIo {
@@ -46,6 +49,7 @@ that opens with the key ({"seq","from","from_handle","to","text","sent_at"} for 
 one this key sent to "to"), else {"seq","envelope","error"}.
 
 options:
+  --version        print the version
   --url <base>     relay base URL (env HANDLE_RELAY_URL, default ${DEFAULT_URL})
   --key <file>     key file (env HANDLE_RELAY_KEY_FILE, default ./${DEFAULT_KEY_FILE})
   --server <name>  server name to sign into a registration (default: asked from the relay)
@@ -83,8 +87,36 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr(`handle-relay: ${err.status} ${err.code}: ${err.message}\n`);
       return 1;
     }
+    const { code, path: file } = err as NodeJS.ErrnoException;
+    if (code === 'ENOENT' && file !== undefined) {
+      io.stderr(`handle-relay: no such file: ${path.resolve(file)}\n`);
+      return 1;
+    }
+    if (err instanceof Error && typeof file === 'string' && !path.isAbsolute(file)) {
+      io.stderr(`handle-relay: ${err.message.replace(file, path.resolve(file))}\n`);
+      return 1;
+    }
     io.stderr(`handle-relay: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
+  }
+}
+
+/**
+ * The package version, from the nearest handle-relay package.json above this file (src/cli
+ * or dist/src/cli); not the service's reader, which would load its config stack.
+ */
+function cliVersion(): string {
+  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'handle-relay' && pkg.version) return pkg.version;
+    } catch {
+      // No package.json here: keep going up.
+    }
+    if (path.dirname(dir) === dir) return 'unknown';
   }
 }
 
@@ -108,6 +140,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
         once: { type: 'boolean' },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
       },
     });
   } catch (err) {
@@ -115,11 +148,16 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
   }
   const { values, positionals } = parsed;
   const [command, ...args] = positionals;
+  if (values.version) {
+    io.stdout(`${cliVersion()}\n`);
+    return;
+  }
   if (values.help || command === 'help' || command === undefined) {
     io.stdout(USAGE);
     return;
   }
-  const keyFile = values.key ?? io.env[CLI_ENV.keyFile] ?? DEFAULT_KEY_FILE;
+  // Absolute from here on, so every message names the file it means.
+  const keyFile = path.resolve(values.key ?? io.env[CLI_ENV.keyFile] ?? DEFAULT_KEY_FILE);
   const client = new RelayClient({
     baseUrl: values.url ?? io.env[CLI_ENV.url] ?? DEFAULT_URL,
     fetch: io.fetch,
@@ -246,7 +284,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<void> {
       const known = await runTrustCommand(command, args, {
         client,
         keyFile,
-        pinsFile: values.pins ?? DEFAULT_PINS_FILE,
+        pinsFile: path.resolve(values.pins ?? DEFAULT_PINS_FILE),
         watch: values.watch ?? [],
         accept: values.accept ?? false,
         once: values.once ?? false,

@@ -1,17 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
+import { codeOf, NODE_ONLY, reachableFrom } from '@svc/testing/browser-safe';
 
 // The client must bundle for browsers as is: no Node built-ins, no Buffer, no process.
-function reachableFrom(entry: string, seen = new Set<string>()): Set<string> {
-  if (seen.has(entry)) return seen;
-  seen.add(entry);
-  const source = fs.readFileSync(entry, 'utf8');
-  for (const m of source.matchAll(/from '(\.[^']+)\.js'/g)) {
-    reachableFrom(path.join(path.dirname(entry), `${m[1]}.ts`), seen);
-  }
-  return seen;
-}
-
 describe('the client module', () => {
   const files = [...reachableFrom(path.join(import.meta.dirname, 'index.ts'))];
 
@@ -23,10 +13,7 @@ describe('the client module', () => {
   });
 
   it.each(files.map((f) => [path.basename(f), f]))('%s uses nothing Node-only', (_name, file) => {
-    const code = fs
-      .readFileSync(file, 'utf8')
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/\/\/.*$/gm, '');
-    expect(code).not.toMatch(/from 'node:|require\(|\bBuffer\b|\bprocess\./);
+    const code = codeOf(file);
+    expect(code).not.toMatch(NODE_ONLY);
   });
 });

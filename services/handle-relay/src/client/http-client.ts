@@ -28,6 +28,9 @@ export interface TreeHead {
   sig: string;
 }
 
+/** The widest `GET /v1/log/entries` range the relay serves in one answer (CONTRACT.md). */
+export const LOG_ENTRIES_MAX = 1000;
+
 /** A non-2xx answer from the relay, with its envelope's code and message. */
 export class RelayClientError extends Error {
   constructor(
@@ -187,7 +190,7 @@ export class RelayClient {
     return this.json('GET', `/v1/log/consistency?from=${from}&to=${to}`);
   }
 
-  /** `GET /v1/log/entries` (`end` exclusive; the relay answers at most 1000). */
+  /** `GET /v1/log/entries` (`end` exclusive; `end - start` at most `LOG_ENTRIES_MAX`, else 400). */
   logEntries(start: number, end: number): Promise<{ entries: string[] }> {
     return this.json('GET', `/v1/log/entries?start=${start}&end=${end}`);
   }

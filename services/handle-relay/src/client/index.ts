@@ -20,7 +20,12 @@ export type {
   TextPlaintext,
 } from './envelope-crypto.js';
 export { fromHex, toHex, utf8 } from './hex.js';
-export { RelayClient, RelayClientError, RelayUnreachableError } from './http-client.js';
+export {
+  LOG_ENTRIES_MAX,
+  RelayClient,
+  RelayClientError,
+  RelayUnreachableError,
+} from './http-client.js';
 export type { HandleRecord, InboxPage, RelayClientOptions, TreeHead } from './http-client.js';
 export {
   emptyRoot,

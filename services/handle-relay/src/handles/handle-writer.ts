@@ -2,7 +2,7 @@ import { GroupCommit } from '@svc/database';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { insertHandlesSkippingTaken } from './handle.repository.js';
-import type { NewRegistration } from './handle.repository.js';
+import type { NewRegistration, TreeTip } from './handle.repository.js';
 
 /** Registrations written per statement. */
 const MAX_BATCH = 128;
@@ -15,11 +15,11 @@ interface Pending {
 }
 
 /**
- * Writes concurrent registrations as one transaction (a multi-row insert, and their eldest
- * links appended to the transparency log under its lock) that skips any row whose handle
- * or primary is taken, so under load a registration costs a fraction of a round trip and
- * of a commit. `tryInsert` answers true only when this very row was stored (a handle
- * appears at most once per statement, so the returned handles say exactly which rows
+ * Writes concurrent registrations as one statement (a multi-row insert, and their eldest
+ * links appended to the transparency log if the log's tree is still as the batch before
+ * left it; `insertHandlesSkippingTaken`), so under load a registration costs a fraction of a
+ * round trip and of a commit. `tryInsert` answers true only when this very row was stored
+ * (a handle appears at most once per batch, so the returned handles say exactly which rows
  * went in); false means "not stored by the batch": the caller then inserts the row alone,
  * where the unique constraints name the conflict (or the row goes in after all). A
  * registration is acknowledged only after the statement that stored it committed.
@@ -32,6 +32,9 @@ export class HandleWriter {
     // Each row then tries alone, where the constraints name its conflict.
     fail: (batch) => batch.forEach((p) => p.resolve(false)),
   });
+
+  /** The log's tree as the last batch planned it: the next one builds on it. */
+  readonly #tip: TreeTip = { current: undefined };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -68,7 +71,7 @@ export class HandleWriter {
   /** Answers each row whether it went in; a failed statement answers false to all (`fail`). */
   async #write(batch: Pending[]): Promise<void> {
     const rows = batch.map((p) => p.row);
-    const stored = new Set(await insertHandlesSkippingTaken(this.db, rows, this.log));
+    const stored = new Set(await insertHandlesSkippingTaken(this.db, rows, this.log, this.#tip));
     for (const p of batch) p.resolve(stored.has(p.row.row.handle));
   }
 }

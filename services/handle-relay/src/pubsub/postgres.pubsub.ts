@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { RelayedMessage } from '../messages/message.model.js';
+import { listenWithReconnect, type ListenClient } from './listen-connection.js';
 import { ListenerRegistry } from './listener-registry.js';
 import type { PubSub, RowToAnnounce } from './pubsub.port.js';
+
+export type { ListenClient } from './listen-connection.js';
 import { SeqCursor } from './seq-cursor.js';
 
 /** The NOTIFY channel; databases are separate namespaces, so one fixed name is enough. */
@@ -53,19 +56,6 @@ function rowsOf(carried: string, lastSeq: number): RelayedMessage[] | undefined 
   return messages;
 }
 
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
-
-/** The part of a pg client the adapter uses (a client checked out of the pool). */
-export interface ListenClient {
-  query(text: string): Promise<unknown>;
-  on(event: 'notification', fn: (n: { channel: string; payload?: string }) => void): unknown;
-  on(event: 'error', fn: (err: Error) => void): unknown;
-  on(event: 'end', fn: () => void): unknown;
-  removeAllListeners(): unknown;
-  release(err?: Error | boolean): void;
-}
-
 /** What the adapter needs from outside. */
 export interface PostgresPubSubDeps {
   /** Checks out a dedicated connection (the pool's `connect`). */
@@ -75,12 +65,6 @@ export interface PostgresPubSubDeps {
   /** The highest stored seq (0 when none). */
   latestSeq: () => Promise<number>;
   logger: Logger;
-}
-
-/** Stops listening to a client; a late socket error must not crash the process. */
-function detach(c: ListenClient): void {
-  c.removeAllListeners();
-  c.on('error', () => undefined);
 }
 
 /**
@@ -98,15 +82,9 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
     logger: deps.logger,
     lastSeen: await deps.latestSeq(),
   });
-  let client: ListenClient | undefined;
-  let closed = false;
-  let retryMs = RECONNECT_MIN_MS;
-  let retryTimer: NodeJS.Timeout | undefined;
   const want = (seq: number): void => cursor.want(seq);
 
-  const onNotification = (n: { channel: string; payload?: string }): void => {
-    if (n.channel !== NOTIFY_CHANNEL) return;
-    const payload = n.payload ?? '';
+  const heard = (payload: string): void => {
     // `<sender>:<last seq>`, or `<sender>:<rows>:<last seq>` (see carriedRows).
     const colon = payload.indexOf(':');
     const lastColon = payload.lastIndexOf(':');
@@ -123,53 +101,14 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
     else want(seq);
   };
 
-  const scheduleReconnect = (): void => {
-    if (closed || retryTimer) return;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      connect().then(
-        // Anything committed while the connection was down rang no bell here.
-        () => want(Infinity),
-        (err: unknown) => {
-          deps.logger.warn({ err, retryMs }, 'LISTEN connection failed; retrying');
-          retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
-          scheduleReconnect();
-        },
-      );
-    }, retryMs);
-  };
-
-  const lost = (c: ListenClient, err?: Error): void => {
-    if (client !== c) return;
-    client = undefined;
-    detach(c);
-    c.release(err ?? true);
-    if (!closed) deps.logger.warn({ err }, 'LISTEN connection lost; reconnecting');
-    scheduleReconnect();
-  };
-
-  async function connect(): Promise<void> {
-    const c = await deps.connect();
-    c.on('notification', onNotification);
-    c.on('error', (err) => lost(c, err));
-    c.on('end', () => lost(c));
-    try {
-      await c.query(`LISTEN ${NOTIFY_CHANNEL}`);
-    } catch (err) {
-      detach(c);
-      c.release(true);
-      throw err;
-    }
-    if (closed) {
-      detach(c);
-      c.release(true);
-      return;
-    }
-    client = c;
-    retryMs = RECONNECT_MIN_MS;
-  }
-
-  await connect();
+  const listening = await listenWithReconnect({
+    connect: deps.connect,
+    channel: NOTIFY_CHANNEL,
+    heard,
+    // Anything committed while the connection was down rang no bell here.
+    reconnected: () => want(Infinity),
+    logger: deps.logger,
+  });
 
   return {
     // `<sender>:<rows>:<last seq>`: an instance ignores its own rings, and takes the rows
@@ -185,20 +124,8 @@ export async function createPostgresPubSub(deps: PostgresPubSubDeps): Promise<Pu
     recheck: () => want(Infinity),
     subscribe: (h, listener) => listeners.add(h, listener),
     close: async () => {
-      closed = true;
       const reading = cursor.close();
-      clearTimeout(retryTimer);
-      const c = client;
-      client = undefined;
-      if (c) {
-        detach(c);
-        try {
-          await c.query(`UNLISTEN ${NOTIFY_CHANNEL}`);
-          c.release();
-        } catch {
-          c.release(true);
-        }
-      }
+      await listening.close();
       await reading;
     },
   };

@@ -72,7 +72,7 @@ export class SigchainService {
     let oldKey = '';
     try {
       const row = await this.deps.db.transaction().execute(async (trx) => {
-        const size = await lockTree(trx);
+        const tree = await lockTree(trx);
         const last = await lastLink(trx, handle);
         if (!last) throw relayErrors.unknownHandle();
         if (link.prev !== lineHash(last.line)) throw relayErrors.staleRotation();
@@ -86,7 +86,7 @@ export class SigchainService {
         }
         oldKey = last.key;
         await setPrimary(trx, handle, link.key);
-        await appendLinks(trx, size, [{ handle, seq: link.seq, key: link.key, line }]);
+        await appendLinks(trx, tree, [{ handle, seq: link.seq, key: link.key, line }]);
         if (this.deps.notifyOthers) await notifyRotation(trx, handle, oldKey);
         return findHandle(trx, handle);
       });

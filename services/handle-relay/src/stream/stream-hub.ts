@@ -27,6 +27,12 @@ export interface StreamHubDeps {
   readAfter: (handle: string, afterSeq: number, limit: number) => Promise<RelayedMessage[]>;
   /** The highest stored seq of a handle (0 when none). */
   latestSeq: (handle: string) => Promise<number>;
+  /**
+   * The key each of these handles holds now (absent: no such handle). Read again as a
+   * stream opens and after rotations may have gone unheard (`closeStale`); without it
+   * only the rotations this hub is told of end streams.
+   */
+  keysOf?: (handles: readonly string[]) => Promise<Map<string, string>>;
   logger: Logger;
   now: () => number;
   /** Monotonic milliseconds that schedule the keep-alive (`performance.now` by default). */
@@ -42,6 +48,8 @@ export class StreamHub {
   readonly #subscribers = new Set<StreamSubscriber>();
   /** The key each open stream was authorised by, `<handle> <key>` → its subscribers. */
   readonly #byKey = new Map<string, Set<StreamSubscriber>>();
+  /** Streams still opening, by `<handle> <key>`: a rotation heard meanwhile revokes them. */
+  readonly #opening = new Map<string, Set<{ revoked: boolean }>>();
   /**
    * The subscribers by ping group. A stream joins the group whose turn has just passed, so
    * it hears its first ping one interval after it opened, as the contract's "every 15 s"
@@ -89,16 +97,35 @@ export class StreamHub {
       metrics: this.deps.metrics,
     });
     const unsubscribe = this.deps.pubsub.subscribe(handle, sub);
+    const keyed = `${handle} ${key}`;
+    // Entered before the key is read again: a rotation committed after that read is heard
+    // after this point (its NOTIFY follows its commit), and revokes the opening stream.
+    const opening = { revoked: false };
+    const pending = this.#opening.get(keyed) ?? new Set();
+    this.#opening.set(keyed, pending.add(opening));
     let start: number;
     try {
-      start = since ?? (await this.deps.latestSeq(handle));
+      const [latest, keys] = await Promise.all([
+        since === undefined ? this.deps.latestSeq(handle) : since,
+        key && this.deps.keysOf ? this.deps.keysOf([handle]) : undefined,
+      ]);
+      start = latest;
+      // The key was checked before this hub was told of a rotation already committed.
+      if (keys && keys.get(handle) !== key) opening.revoked = true;
     } catch (err) {
       unsubscribe();
       throw err;
+    } finally {
+      pending.delete(opening);
+      if (pending.size === 0 && this.#opening.get(keyed) === pending) this.#opening.delete(keyed);
     }
     if (this.#closed) {
       unsubscribe();
       throw relayErrors.shuttingDown();
+    }
+    if (opening.revoked) {
+      unsubscribe();
+      throw relayErrors.badSignature();
     }
     // The client left while the store was read: nothing to stream to.
     if (res.destroyed) {
@@ -108,7 +135,6 @@ export class StreamHub {
     this.#subscribers.add(sub);
     const group = this.#groups[(this.#turns + this.#groups.length - 1) % this.#groups.length]!;
     group.add(sub);
-    const keyed = `${handle} ${key}`;
     const sameKey = this.#byKey.get(keyed) ?? new Set<StreamSubscriber>();
     this.#byKey.set(keyed, sameKey.add(sub));
     res.on('close', () => {
@@ -138,10 +164,42 @@ export class StreamHub {
    */
   closeKey(handle: string, key: string): void {
     const keyed = `${handle} ${key}`;
+    for (const opening of this.#opening.get(keyed) ?? []) opening.revoked = true;
     const subs = this.#byKey.get(keyed);
     if (!subs) return;
     this.#byKey.delete(keyed);
     for (const sub of [...subs]) sub.stop();
+  }
+
+  /**
+   * Ends the streams (open or opening) whose key is no longer their handle's: rotations
+   * whose notice this instance missed (its LISTEN connection was down). Returns how many.
+   */
+  async closeStale(batch = 1000): Promise<number> {
+    const { keysOf } = this.deps;
+    if (!keysOf) return 0;
+    const open = new Map<string, Set<string>>();
+    for (const keyed of [...this.#byKey.keys(), ...this.#opening.keys()]) {
+      const space = keyed.indexOf(' ');
+      const key = keyed.slice(space + 1);
+      if (!key) continue;
+      const handle = keyed.slice(0, space);
+      open.set(handle, (open.get(handle) ?? new Set()).add(key));
+    }
+    const handles = [...open.keys()];
+    let closed = 0;
+    for (let i = 0; i < handles.length; i += batch) {
+      const part = handles.slice(i, i + batch);
+      const now = await keysOf(part);
+      for (const handle of part) {
+        for (const key of open.get(handle)!) {
+          if (now.get(handle) === key) continue;
+          closed += this.#byKey.get(`${handle} ${key}`)?.size ?? 0;
+          this.closeKey(handle, key);
+        }
+      }
+    }
+    return closed;
   }
 
   /** Ends every stream and stops the keep-alive; later opens are refused. */

@@ -72,6 +72,29 @@ describe('stream subscriber buffer', () => {
     expect(res.events()).toEqual([...expected, 'lagged {"dropped":5}']);
   });
 
+  it('drops every live message after an overflow until lagged is written: no message past the gap', async () => {
+    const res = new FakeResponse();
+    const sub = subscriber(res);
+    sub.start(0, false, () => undefined);
+    res.writable = false;
+    for (let seq = 1; seq <= 70; seq++) sub.message(msg(seq));
+    await tick();
+    // The socket takes one more frame and backs up again: the buffer has room for one.
+    res.drain();
+    res.writable = false;
+    await tick();
+    expect(res.events()).toEqual(['message 1', 'message 2']);
+    sub.message(msg(71));
+    res.drain();
+    await tick();
+    const expected = Array.from({ length: 65 }, (_, i) => `message ${i + 1}`);
+    expect(res.events()).toEqual([...expected, 'lagged {"dropped":6}']);
+    // After lagged, live messages flow again.
+    sub.message(msg(72));
+    await tick();
+    expect(res.events().at(-1)).toBe('message 72');
+  });
+
   it('writes each message once even when it arrives live and from the replay', async () => {
     const stored = [msg(1), msg(2), msg(3)];
     const res = new FakeResponse();

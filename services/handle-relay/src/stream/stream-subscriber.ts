@@ -21,8 +21,8 @@ export interface SubscriberDeps {
 
 /**
  * One open stream. Live messages wait in a bounded queue while the socket is busy; when the
- * queue is full a live message is dropped and counted, and the count is reported as
- * `lagged` once the queue drains. While the stream replays from the store (at connect)
+ * queue is full a live message is dropped and counted, and so is every later one until the
+ * queue drains and the count is reported as `lagged`. While the stream replays from the store (at connect)
  * an overflowing message is not lost: the
  * subscriber reads the store again from its last written seq instead. Every message is
  * written at most once, because only seqs above the last written one go out.
@@ -53,7 +53,9 @@ export class StreamSubscriber implements PubSubListener {
   /** A live message for this handle (pub/sub listener). */
   message(m: RelayedMessage): void {
     if (this.#stopped) return;
-    if (this.#queue.length >= this.deps.bufferSize) {
+    // Once one live message was dropped, every later one is too until `lagged` is written:
+    // a message after the gap would move the client's resume point past what it lost.
+    if (this.#queue.length >= this.deps.bufferSize || this.#dropped > 0) {
       if (this.#replaying || this.#needsReplay || !this.#started) this.#needsReplay = true;
       else this.#dropped += 1;
       return;

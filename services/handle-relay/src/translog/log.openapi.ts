@@ -84,7 +84,7 @@ export const logOpenApi: OpenApiFeature = {
     },
     '/v1/log/entries': {
       get: {
-        summary: 'Log entries [start, end), at most 1000 per answer',
+        summary: 'Log entries [start, end); end - start at most 1000 (a wider range: 400)',
         operationId: 'logEntries',
         parameters: [count('start', 'First index'), count('end', 'End index (exclusive)')],
         responses: {
@@ -92,7 +92,9 @@ export const logOpenApi: OpenApiFeature = {
             'Each entry the link line hashed into the tree',
             obj({ entries: { type: 'array', items: { type: 'string' } } }),
           ),
-          '400': errorResponse('Malformed query, start after end, or end beyond the head'),
+          '400': errorResponse(
+            'Malformed query, start after end, end - start above 1000, or end beyond the head',
+          ),
         },
       },
     },

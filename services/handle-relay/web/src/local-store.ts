@@ -1,11 +1,35 @@
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import type { Pin, TreeHead } from '../../src/client/index.js';
 
 /** This browser's identity: the key (hex, as in the CLI's key file) and, once claimed, the handle. */
 export interface Identity {
   secretKey: string;
   handle?: string;
   fqhn?: string;
+  /**
+   * A key a rotation was started with and the relay has not acknowledged yet: kept so a
+   * rotation cut short (a reload, the relay away) goes on with the same key.
+   */
+  nextSecretKey?: string;
+  /** Keys this handle had before, newest first: they still open messages sealed to them. */
+  previousSecretKeys?: string[];
 }
+
+/** An identity whose key owns a handle: the app proper starts with one. */
+export type ClaimedIdentity = Identity & { handle: string; fqhn: string };
+
+/**
+ * A peer's pinned key. `accepted`: the person accepted it by hand after a warning (it
+ * could not be verified, or nothing explained the change); `rotatedFrom`: the key a
+ * logged rotation moved it from, until the person has seen the note.
+ */
+export interface KeptPin extends Pin {
+  accepted?: boolean;
+  rotatedFrom?: string;
+}
+
+/** Pinned keys by `handle@server`. */
+export type Pins = Record<string, KeptPin>;
 
 /** Where a message written here stands: on its way, or refused/unreachable (with why). */
 export type SendState = 'sending' | 'failed';
@@ -46,8 +70,14 @@ export interface StoredMessage {
 export type ReadMarks = Record<string, number>;
 
 interface RelaySchema extends DBSchema {
-  /** `me`: the identity; `reads`: the read marks (one record: no schema upgrade needed). */
-  identity: { key: 'me' | 'reads'; value: Identity | ReadMarks };
+  /**
+   * `me`: the identity; `reads`: the read marks; `pins`: pinned peer keys; `head`: the last
+   * tree head kept (one record each: no schema upgrade needed).
+   */
+  identity: {
+    key: 'me' | 'reads' | 'pins' | 'head';
+    value: Identity | ReadMarks | Pins | TreeHead;
+  };
   messages: { key: string; value: StoredMessage };
 }
 
@@ -80,6 +110,23 @@ export class LocalStore {
 
   async saveIdentity(identity: Identity): Promise<void> {
     await this.db.put('identity', identity, 'me');
+  }
+
+  async pins(): Promise<Pins> {
+    return ((await this.db.get('identity', 'pins')) as Pins | undefined) ?? {};
+  }
+
+  async savePins(pins: Pins): Promise<void> {
+    await this.db.put('identity', pins, 'pins');
+  }
+
+  /** The last tree head whose consistency was checked (none before the first check). */
+  head(): Promise<TreeHead | undefined> {
+    return this.db.get('identity', 'head') as Promise<TreeHead | undefined>;
+  }
+
+  async saveHead(head: TreeHead): Promise<void> {
+    await this.db.put('identity', head, 'head');
   }
 
   /** Forgets the key and every message: another key's messages must not show under it. */

@@ -1,12 +1,14 @@
 import { keyPairFromSecret, primaryOf } from '../../src/client/index.js';
 import { InboxSync, type SyncStatus } from './inbox-sync.js';
-import { LocalStore, type Identity } from './local-store.js';
+import { LocalStore, type ClaimedIdentity } from './local-store.js';
 import { registerWorker } from './push.js';
 import { plainWords, relayClient } from './relay-api.js';
 import { Session } from './session.js';
 import { ChatView } from './ui/chat-view.js';
 import { say, show } from './ui/dom.js';
-import { showProfile } from './ui/profile-view.js';
+import { rotateKey } from './rotation.js';
+import { ROTATED_NOTICE, showProfile } from './ui/profile-view.js';
+import { showVerify } from './ui/verify-view.js';
 import { showClaim, showWelcome } from './ui/welcome-view.js';
 
 const client = relayClient();
@@ -18,7 +20,7 @@ const STATUS_WORDS: Record<SyncStatus, string> = {
 };
 
 /** The signed-in app: sync, routes, and a view that follows the session. */
-async function startApp(store: LocalStore, identity: Required<Identity>): Promise<void> {
+async function startApp(store: LocalStore, identity: ClaimedIdentity): Promise<void> {
   const session = await Session.open(identity, client, store);
   document.getElementById('who')!.textContent = identity.fqhn;
   document.getElementById('nav')!.hidden = false;
@@ -65,6 +67,16 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
       void session.view(undefined);
       void showProfile({
         session,
+        rotate: async () => {
+          const rotated = await rotateKey(client, store);
+          // The inbox, its stream and every signature use the key: start again with the new one.
+          sync.stop();
+          sessionStorage.setItem(
+            ROTATED_NOTICE,
+            `Your handle now uses a new key, ${primaryOf(keyPairFromSecret(rotated.secretKey).publicKey)}. Export the new key file: files exported before no longer work.`,
+          );
+          location.reload();
+        },
         forget: async () => {
           sync.stop();
           await store.forget();
@@ -72,6 +84,12 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
           location.reload();
         },
       });
+      return;
+    }
+    const verify = /^#\/c\/([^/]+)\/verify$/.exec(hash)?.[1];
+    if (verify !== undefined) {
+      void session.view(undefined);
+      void showVerify(session, decodeURIComponent(verify));
       return;
     }
     const match = /^#\/c\/(.+)$/.exec(hash)?.[1];
@@ -85,7 +103,7 @@ async function startApp(store: LocalStore, identity: Required<Identity>): Promis
   addEventListener('hashchange', route);
   // Messages that came while the page was hidden are read once it shows their thread.
   document.addEventListener('visibilitychange', () => {
-    const peer = /^#\/c\/(.+)$/.exec(location.hash)?.[1];
+    const peer = /^#\/c\/([^/]+)$/.exec(location.hash)?.[1];
     if (document.visibilityState === 'visible' && peer) {
       void session.markRead(decodeURIComponent(peer));
     }
@@ -107,13 +125,9 @@ async function boot(): Promise<void> {
   else addEventListener('load', register, { once: true });
   const store = await LocalStore.open();
   const identity = await store.identity();
-  const ready = (full: Required<Identity>) => void startApp(store, full);
+  const ready = (full: ClaimedIdentity) => void startApp(store, full);
   if (identity?.handle && identity.fqhn) {
-    return startApp(store, {
-      secretKey: identity.secretKey,
-      handle: identity.handle,
-      fqhn: identity.fqhn,
-    });
+    return startApp(store, { ...identity, handle: identity.handle, fqhn: identity.fqhn });
   }
   document.body.dataset.ready = 'true';
   if (identity) {

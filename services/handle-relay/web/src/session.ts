@@ -1,39 +1,28 @@
 import {
   keyPairFromSecret,
-  openMessage,
   sealSentCopy,
   sealText,
   type InboxMessage,
   type KeyPair,
   type RelayClient,
 } from '../../src/client/index.js';
-import type { Identity, LocalStore, ReadMarks, StoredMessage } from './local-store.js';
+import { bareHandle, isCopyAmong, openWithKeys, sameWordsAmong } from './inbox-open.js';
+import { KeyTrust } from './key-trust.js';
+import type { ClaimedIdentity, LocalStore, ReadMarks, StoredMessage } from './local-store.js';
+import { byOrder, conversationsOf, type Conversation } from './message-order.js';
 import { plainWords, RecordCache } from './relay-api.js';
 
-/** One conversation: a peer, its messages in delivery order, and how many are unread. */
-export interface Conversation {
-  peer: string;
-  messages: StoredMessage[];
-  last: StoredMessage | undefined;
-  unread: number;
-}
-
-/**
- * Where a message sorts: the relay's seq once stored (one sequence for every inbox, so both
- * sides agree); a message not stored yet comes after all of them, in the order written.
- */
-function orderOf(m: StoredMessage): number {
-  return m.seq > 0 ? m.seq : Number.MAX_SAFE_INTEGER / 2 + (m.queuedAt ?? 0);
-}
-
-function byOrder(a: StoredMessage, b: StoredMessage): number {
-  return orderOf(a) - orderOf(b) || (a.dir === b.dir ? 0 : a.dir === 'out' ? -1 : 1);
-}
+/** Waits before each new try of a self-copy whose post failed. */
+const COPY_RETRY_MS = [1_000, 4_000, 15_000, 60_000];
 
 /** A signed-in browser: its identity, its messages, and what it can do with them. */
 export class Session {
   readonly keys: KeyPair;
   readonly records: RecordCache;
+  /** Peers' keys: verified, pinned, and which one a message may be sealed to. */
+  readonly trust: KeyTrust;
+  /** The keys this handle had before a rotation: messages sealed to them still open. */
+  private readonly previousKeys: KeyPair[];
   private readonly byId = new Map<string, StoredMessage>();
   private readonly listeners = new Set<() => void>();
   /** Sends go one after another, in the order written. */
@@ -43,7 +32,7 @@ export class Session {
   private viewing: string | undefined;
 
   private constructor(
-    readonly identity: Required<Identity>,
+    readonly identity: ClaimedIdentity,
     readonly client: RelayClient,
     private readonly store: LocalStore,
     messages: StoredMessage[],
@@ -51,11 +40,13 @@ export class Session {
   ) {
     this.keys = keyPairFromSecret(identity.secretKey);
     this.records = new RecordCache(client);
+    this.trust = new KeyTrust(client, store, () => this.changed());
+    this.previousKeys = (identity.previousSecretKeys ?? []).map((k) => keyPairFromSecret(k));
     for (const m of messages) this.byId.set(m.id, m);
     this.queued = Math.max(0, ...messages.map((m) => m.queuedAt ?? 0));
   }
 
-  static async open(identity: Required<Identity>, client: RelayClient, store: LocalStore) {
+  static async open(identity: ClaimedIdentity, client: RelayClient, store: LocalStore) {
     const [messages, marks] = await Promise.all([store.messages(), store.readMarks()]);
     // Kept before read marks existed: everything held then counts as read.
     const reads: ReadMarks = marks ?? {};
@@ -110,7 +101,11 @@ export class Session {
     const stored: StoredMessage[] = [];
     for (const m of fresh) {
       const opened = await this.open(m);
-      if (opened) stored.push(opened);
+      if (!opened) continue;
+      const twice =
+        opened.id.startsWith('self:') &&
+        isCopyAmong(opened.peer, opened.sent_at, opened.text, stored);
+      if (!twice) stored.push(opened);
     }
     await this.keep(stored);
     // Arrivals in the conversation on screen are read, while the page is seen.
@@ -185,19 +180,7 @@ export class Session {
 
   /** Conversations, the one with the latest message first. */
   conversations(): Conversation[] {
-    const byPeer = new Map<string, StoredMessage[]>();
-    for (const m of this.byId.values()) {
-      const list = byPeer.get(m.peer) ?? [];
-      list.push(m);
-      byPeer.set(m.peer, list);
-    }
-    return [...byPeer]
-      .map(([peer, list]) => {
-        list.sort(byOrder);
-        const unread = list.filter((m) => this.isUnread(m)).length;
-        return { peer, messages: list, last: list.at(-1), unread };
-      })
-      .sort((a, b) => orderOf(b.last!) - orderOf(a.last!) || a.peer.localeCompare(b.peer));
+    return conversationsOf(this.byId.values(), (m) => this.isUnread(m));
   }
 
   /** The messages exchanged with `peer`, in delivery order (unsent ones last). */
@@ -223,7 +206,8 @@ export class Session {
     let record;
     let stored: StoredMessage;
     try {
-      record = await this.records.lookup(queued.peer);
+      // Sealed only to a key verified (or accepted) here: never to one the relay swapped in.
+      record = await this.trust.keyForSend(queued.peer);
       const envelope = sealText({
         text: queued.text,
         to: record.fqhn,
@@ -254,34 +238,39 @@ export class Session {
     if (record.handle.toLowerCase() === this.handle.toLowerCase()) return;
     // The copy for this key's other devices (CONTRACT, "Additions, part 2"). Its failure
     // does not undo the message, which the peer has.
+    const copy = sealSentCopy({ text: stored.text, to: record.fqhn, sender: this.keys, sentAt });
+    await this.sendCopy(id, copy, 0);
+  }
+
+  /**
+   * Posts a sent message's copy to the own inbox. A failed post is tried again after
+   * `COPY_RETRY_MS[attempt]`, off the send queue (the next messages do not wait); after
+   * the last, other devices miss this one message, which this one shows.
+   */
+  private async sendCopy(id: string, copy: unknown, attempt: number): Promise<void> {
+    // Stored after all: an earlier post's answer was lost, and the copy came back live.
+    if (this.byId.get(id)?.copySeq !== undefined) return;
     try {
-      const copy = sealSentCopy({
-        text: stored.text,
-        to: record.fqhn,
-        sender: this.keys,
-        sentAt,
-      });
       const { seq } = await this.client.send(this.handle, copy);
       const now = this.byId.get(id);
       if (now && now.copySeq === undefined) await this.keep([{ ...now, copySeq: seq }]);
     } catch {
-      // Other devices miss this one message; this one shows it.
+      const delay = COPY_RETRY_MS[attempt];
+      if (delay !== undefined) setTimeout(() => void this.sendCopy(id, copy, attempt + 1), delay);
     }
-  }
-
-  /** The peer named by a `handle@server` of this relay: its bare handle. */
-  private peerOf(to: string): string {
-    const server = this.identity.fqhn.slice(this.identity.fqhn.indexOf('@'));
-    return to.toLowerCase().endsWith(server.toLowerCase()) ? to.slice(0, -server.length) : to;
   }
 
   /** A stored message for an inbox message; undefined for a copy already shown here. */
   private async open(m: InboxMessage): Promise<StoredMessage | undefined> {
     const base = { seq: m.seq, created_at: m.created_at };
     try {
-      const opened = openMessage(m.envelope, this.keys, this.identity.fqhn);
+      const opened = openWithKeys(
+        m.envelope,
+        [this.keys, ...this.previousKeys],
+        this.identity.fqhn,
+      );
       if (opened.type === 'sent') {
-        const peer = this.peerOf(opened.to);
+        const peer = bareHandle(this.identity.fqhn, opened.to);
         const mine = this.writtenHere(peer, opened.sent_at, opened.text);
         if (mine) {
           // This page wrote it: the copy confirms it went (a send interrupted by a reload).
@@ -297,6 +286,8 @@ export class Session {
           await this.keep([{ ...settled, copySeq: m.seq }]);
           return undefined;
         }
+        // A copy posted twice (its first post stored, the answer lost, then retried): once.
+        if (isCopyAmong(peer, opened.sent_at, opened.text, this.byId.values())) return undefined;
         return {
           ...base,
           id: `self:${m.seq}`,
@@ -332,18 +323,7 @@ export class Session {
 
   /** A message written on this page matching a copy from the own inbox. */
   private writtenHere(peer: string, sentAt: string, text: string): StoredMessage | undefined {
-    const key = peer.toLowerCase();
-    for (const m of this.byId.values()) {
-      if (
-        m.id.startsWith('local:') &&
-        m.sent_at === sentAt &&
-        m.text === text &&
-        m.peer.toLowerCase() === key
-      ) {
-        return m;
-      }
-    }
-    return undefined;
+    return sameWordsAmong('local:', peer, sentAt, text, this.byId.values());
   }
 
   private async keep(messages: StoredMessage[]): Promise<void> {

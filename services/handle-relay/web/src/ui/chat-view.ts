@@ -2,6 +2,7 @@ import type { StoredMessage } from '../local-store.js';
 import { plainWords } from '../relay-api.js';
 import type { Session } from '../session.js';
 import { h, say, timeOf } from './dom.js';
+import { keyNotice, verifyHref } from './key-notice.js';
 
 /** A peer a message can be sent to: a handle, not a bare key or the unreadable pile. */
 function canWriteTo(peer: string): boolean {
@@ -19,6 +20,11 @@ export class ChatView {
     'aria-live': 'polite',
     'aria-label': 'Messages',
   });
+  /** Where the peer's key notice goes (a change warning, a rotation, a first pin). */
+  private readonly notice = h('div', { class: 'key-notice' });
+  private noticeShape = '';
+  private readonly text = h('textarea', { id: 'compose', name: 'text', rows: '2', required: true });
+  private readonly sendButton = h('button', { type: 'submit' }, 'Send');
 
   constructor(
     private readonly session: Session,
@@ -43,6 +49,8 @@ export class ChatView {
           ),
     );
     this.render();
+    // Every time a conversation opens, its peer's key is checked (and pinned on first use).
+    if (peer && canWriteTo(peer)) void session.trust.check(peer);
   }
 
   /** Draws the conversation list and the thread again from the session. */
@@ -71,7 +79,27 @@ export class ChatView {
     );
     if (conversations.length === 0)
       this.list.append(h('li', { class: 'hint' }, 'No conversations yet.'));
-    if (this.peer) this.renderThread(this.peer);
+    if (this.peer) {
+      this.renderThread(this.peer);
+      this.renderKey(this.peer);
+    }
+  }
+
+  /** The key notice, and the composer blocked while a key change waits for the person. */
+  private renderKey(peer: string): void {
+    const known = this.session.trust.stateOf(peer);
+    const blocked = known?.state === 'changed';
+    this.text.disabled = blocked;
+    this.sendButton.disabled = blocked;
+    // Drawn again only when it changes: a live region repeats what it is given.
+    const shape = JSON.stringify(known ?? null);
+    if (shape === this.noticeShape) return;
+    this.noticeShape = shape;
+    const notice = keyNotice(peer, known, {
+      accept: () => void this.session.trust.accept(peer),
+      dismiss: () => void this.session.trust.dismissNote(peer),
+    });
+    this.notice.replaceChildren(...(notice ? [notice] : []));
   }
 
   private renderThread(peer: string): void {
@@ -121,7 +149,9 @@ export class ChatView {
         { class: 'thread-head' },
         h('a', { href: '#/', class: 'back' }, '← Chats'),
         h('h2', { id: 'thread-title' }, peer),
+        canWriteTo(peer) ? h('a', { href: verifyHref(peer), class: 'verify' }, 'Verify') : null,
       ),
+      this.notice,
       this.messages,
       canWriteTo(peer)
         ? this.composer(peer)
@@ -135,11 +165,12 @@ export class ChatView {
    * is dropped: a send that fails stays in the thread with why and a retry.
    */
   private composer(peer: string): HTMLFormElement {
-    const text = h('textarea', { id: 'compose', name: 'text', rows: '2', required: true });
-    const button = h('button', { type: 'submit' }, 'Send');
+    const text = this.text;
+    const button = this.sendButton;
     const send = () => {
       const value = text.value;
-      if (!value.trim()) return;
+      // Blocked while the peer's key changed unexplained (the send would fail anyway).
+      if (!value.trim() || text.disabled) return;
       text.value = '';
       void this.session.enqueue(peer, value).then(() => {
         this.messages.scrollTop = this.messages.scrollHeight;

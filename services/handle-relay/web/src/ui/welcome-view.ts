@@ -7,7 +7,7 @@ import {
   type RelayClient,
 } from '../../../src/client/index.js';
 import { BadKeyFile, downloadKeyFile, parseKeyFile } from '../key-file.js';
-import type { Identity, LocalStore } from '../local-store.js';
+import type { ClaimedIdentity, Identity, LocalStore } from '../local-store.js';
 import { plainWords } from '../relay-api.js';
 import { h, say, show } from './dom.js';
 
@@ -16,7 +16,7 @@ export interface WelcomeDeps {
   store: LocalStore;
   client: RelayClient;
   /** Called once the key owns a handle. */
-  ready: (identity: Required<Identity>) => void;
+  ready: (identity: ClaimedIdentity) => void;
 }
 
 /** First screen: create a key pair here, or import the CLI's key file. */
