@@ -110,6 +110,35 @@ export async function releaseLeases(
 }
 
 /**
+ * Frees the leases `owner` (this instance) holds on deliveries it is not sending: those a
+ * claim took whose answer the index never gave back, or whose outcome it could not record.
+ * Without this they would wait out the whole lease after the index came back.
+ */
+export async function releaseOwnLeases(
+  db: Kysely<Database>,
+  owner: string,
+  sending: readonly Pick<WebhookDeliveryRow, 'webhook_id' | 'pos'>[],
+): Promise<number> {
+  const result = await db
+    .updateTable('webhook_delivery')
+    .set({ lease_until: null, lease_owner: null })
+    .where('lease_owner', '=', owner)
+    .$if(sending.length > 0, (qb) =>
+      qb.where((eb) =>
+        eb.not(
+          eb(
+            eb.refTuple('webhook_id', 'pos'),
+            'in',
+            sending.map((d) => eb.tuple(d.webhook_id, d.pos)),
+          ),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
  * Takes up to `limit` due deliveries for `leaseMs`: each the earliest still owed of its
  * webhook and asset, so one asset's events go out one after another, in order.
  */

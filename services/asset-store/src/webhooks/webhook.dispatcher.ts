@@ -11,6 +11,7 @@ import {
   nextDue,
   recordOutcomes,
   releaseLeases,
+  releaseOwnLeases,
   type Attempt,
   type ClaimedDelivery,
   type Outcome,
@@ -78,7 +79,8 @@ export interface DispatcherDeps {
  */
 export class WebhookDispatcher {
   readonly #stop = new AbortController();
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Deliveries being sent (and their outcomes recorded), each with its queue row. */
+  readonly #inFlight = new Map<Promise<void>, ClaimedDelivery>();
   readonly #sender: WebhookSender;
   #kick: (() => void) | undefined;
   /** Ends the idle sleep (no webhooks yet) early. */
@@ -98,6 +100,12 @@ export class WebhookDispatcher {
   /** The head last read: the wait is for events beyond it. */
   #heard = 0;
   #failing = false;
+  /**
+   * The index failed a call: leases of ours may be held on deliveries nobody sends (a
+   * claim committed but its answer was lost; an outcome not written). Freed on the next
+   * turn the index answers, not after the whole lease.
+   */
+  #orphans = false;
   /** When the leases of gone instances were last looked for. */
   #reclaimed = Number.NEGATIVE_INFINITY;
 
@@ -125,7 +133,7 @@ export class WebhookDispatcher {
     this.#stop.abort();
     this.#kick?.();
     await this.#loop;
-    await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#inFlight.keys()]);
     await this.#sender.close();
   }
 
@@ -139,6 +147,7 @@ export class WebhookDispatcher {
         // Without webhooks nothing waits on the feed (no head reads every 100 ms on PGlite).
         idle = !(await hasWebhooks(db));
       } catch {
+        this.#orphans = true;
         idle = true;
       }
       if (idle) {
@@ -160,18 +169,20 @@ export class WebhookDispatcher {
           if (outcome === 'more') continue;
         }
         if (clock() - this.#reclaimed >= RECLAIM_MS) await this.#reclaim();
+        if (this.#orphans) await this.#releaseOrphans();
         const room = IN_FLIGHT - this.#inFlight.size;
         if (room > 0) {
           // One instant for both: a retry falling due between them is claimed or waited for.
           const now = clock();
           const claimed = await claimDue(db, now, LEASE_MS, room, this.deps.owner.id);
-          for (const delivery of claimed) this.#track(this.#deliver(delivery));
+          for (const delivery of claimed) this.#track(delivery);
           if (claimed.length === room) continue;
           due = await nextDue(db, now);
         }
         // With no room, the next delivery to end wakes the loop (else within IDLE_MS).
         this.#failing = false;
       } catch (err) {
+        this.#orphans = true;
         if (!this.#failing) this.deps.logger.warn({ err }, 'webhooks: the index does not answer');
         this.#failing = true;
       }
@@ -197,8 +208,27 @@ export class WebhookDispatcher {
     }
   }
 
-  #track(delivery: Promise<void>): void {
-    this.#inFlight.add(delivery);
+  /** Frees this instance's leases on deliveries it is not sending (see `#orphans`). */
+  async #releaseOrphans(): Promise<void> {
+    const sending = [...this.#inFlight.values()];
+    this.#orphans = false;
+    try {
+      const freed = await releaseOwnLeases(this.deps.db, this.deps.owner.id, sending);
+      if (freed > 0) {
+        this.deps.logger.warn(
+          { deliveries: freed },
+          'webhooks: deliveries leased here but not sent are retaken',
+        );
+      }
+    } catch (err) {
+      this.#orphans = true;
+      throw err;
+    }
+  }
+
+  #track(claimed: ClaimedDelivery): void {
+    const delivery = this.#deliver(claimed);
+    this.#inFlight.set(delivery, claimed);
     void delivery.finally(() => {
       this.#inFlight.delete(delivery);
       this.#ended = true;
@@ -302,7 +332,9 @@ export class WebhookDispatcher {
         batch.map((b) => b.outcome),
       );
     } catch (err) {
-      // The index did not take the outcomes: the leases run out and those are tried again.
+      // The index did not take the outcomes: those are tried again, their leases freed on
+      // the next turn the index answers.
+      this.#orphans = true;
       this.deps.logger.warn(
         { err, deliveries: batch.length },
         'webhooks: could not record delivery outcomes',
