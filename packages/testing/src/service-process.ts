@@ -116,7 +116,7 @@ export interface TerminalProcess {
 }
 
 /**
- * Starts `entry` as `spawnService` does, but inside a pseudo-terminal (util-linux `script`),
+ * Starts `entry` as `spawnService` does (from `dist` when CI built it), but inside a pseudo-terminal (util-linux `script`),
  * so its stdout is a TTY. The child's own exit code is `script`'s (`-e`).
  */
 export function spawnServiceInTerminal(
@@ -128,7 +128,7 @@ export function spawnServiceInTerminal(
     Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
   );
   const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`;
-  const command = [process.execPath, '--conditions=source', '--import', 'tsx', entry, ...args]
+  const command = [process.execPath, ...nodeArgsFor(entry), ...args]
     .map(quote)
     .join(' ');
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
