@@ -32,7 +32,8 @@ describe('pnpm start (after the build) in a terminal', () => {
       const inherited = Object.fromEntries(
         Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
       );
-      const child = spawn('script', ['-qfec', 'pnpm run start:built', '/dev/null'], {
+      // `exec`: no shell between the terminal and pnpm (service-process.ts says why).
+      const child = spawn('script', ['-qfec', 'exec pnpm run start:built', '/dev/null'], {
         cwd: ROOT,
         env: {
           ...inherited,

@@ -131,7 +131,10 @@ export function spawnServiceInTerminal(
   const command = [process.execPath, ...nodeArgsFor(entry), ...args]
     .map(quote)
     .join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+  // `exec`: `script` runs the command through $SHELL, or /bin/sh (dash) where it is unset, as
+  // in CI; a dash left in between took the Ctrl-C too and ended by it (130) after the
+  // service itself had stopped with 0.
+  const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], {
     cwd: REPO_ROOT,
     env: { ...inherited, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
