@@ -23,8 +23,8 @@ let receiver: WebhookReceiver | undefined;
 /** The queue's length once no delivery is left in it (its outcome is written just after the receiver answers), within 5 s. */
 async function settledQueue(db: Kysely<Database>): Promise<number> {
   const left = async () =>
-    (await sql<{ n: number }>`select count(*)::int as n from webhook_delivery`.execute(db))
-      .rows[0]!.n;
+    (await sql<{ n: number }>`select count(*)::int as n from webhook_delivery`.execute(db)).rows[0]!
+      .n;
   for (let i = 0; i < 50 && (await left()) > 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -3,18 +3,17 @@ import type { Logger } from 'pino';
 import type { ChangeFeed } from '../changes/change.service.js';
 import type { Database } from '../db/database.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
+import { OutcomeRecorder } from './webhook-outcomes.js';
 import { WebhookSender } from './webhook-sender.js';
 import {
   claimDue,
   fanOut,
   leaseOwners,
   nextDue,
-  recordOutcomes,
   releaseLeases,
   releaseOwnLeases,
   type Attempt,
   type ClaimedDelivery,
-  type Outcome,
 } from './webhook-queue.repository.js';
 import { hasWebhooks } from './webhook.repository.js';
 
@@ -41,10 +40,6 @@ const RECLAIM_AFTER_MS = TIMEOUT_MS + 2_000;
  * to an event's way to its receiver.
  */
 const MIN_TURN_MS = 50;
-/** Outcomes of attempts ending within this long are recorded in one transaction. */
-const RECORD_MS = 25;
-/** Outcomes recorded per transaction at most. */
-const RECORD_BATCH = 500;
 /** Retries double from `firstRetryMs` up to this. */
 const MAX_BACKOFF_MS = 3_600_000;
 
@@ -82,6 +77,7 @@ export class WebhookDispatcher {
   /** Deliveries being sent (and their outcomes recorded), each with its queue row. */
   readonly #inFlight = new Map<Promise<void>, ClaimedDelivery>();
   readonly #sender: WebhookSender;
+  readonly #outcomes: OutcomeRecorder;
   #kick: (() => void) | undefined;
   /** Ends the idle sleep (no webhooks yet) early. */
   #nudge: (() => void) | undefined;
@@ -91,9 +87,6 @@ export class WebhookDispatcher {
   #ended = false;
   /** When the last turn began (`performance.now()`). */
   #turnAt = Number.NEGATIVE_INFINITY;
-  /** Outcomes waiting to be recorded, each with its delivery's end. */
-  #outcomes: { outcome: Outcome; done: () => void }[] = [];
-  #recordTimer: NodeJS.Timeout | undefined;
   #loop: Promise<void> | undefined;
   /** The head every webhook was brought up to. */
   #seen = 0;
@@ -114,6 +107,13 @@ export class WebhookDispatcher {
       allowPrivate: deps.allowPrivate,
       timeoutMs: TIMEOUT_MS,
       clock: deps.clock,
+    });
+    // An outcome not written: that delivery is tried again, its lease freed on the next
+    // turn the index answers.
+    this.#outcomes = new OutcomeRecorder({
+      db: deps.db,
+      logger: deps.logger,
+      failed: () => (this.#orphans = true),
     });
   }
 
@@ -307,39 +307,6 @@ export class WebhookDispatcher {
         nextAt = retryAt;
       }
     }
-    await this.#record({ delivery, attempt, nextAt });
-  }
-
-  /** Queues an outcome for the next shared transaction; resolves once it was tried. */
-  #record(outcome: Outcome): Promise<void> {
-    return new Promise((done) => {
-      this.#outcomes.push({ outcome, done });
-      if (this.#recordTimer === undefined) {
-        this.#recordTimer = setTimeout(() => void this.#flush(), RECORD_MS);
-      }
-    });
-  }
-
-  async #flush(): Promise<void> {
-    this.#recordTimer = undefined;
-    const batch = this.#outcomes.splice(0, RECORD_BATCH);
-    if (this.#outcomes.length > 0) {
-      this.#recordTimer = setTimeout(() => void this.#flush(), RECORD_MS);
-    }
-    try {
-      await recordOutcomes(
-        this.deps.db,
-        batch.map((b) => b.outcome),
-      );
-    } catch (err) {
-      // The index did not take the outcomes: those are tried again, their leases freed on
-      // the next turn the index answers.
-      this.#orphans = true;
-      this.deps.logger.warn(
-        { err, deliveries: batch.length },
-        'webhooks: could not record delivery outcomes',
-      );
-    }
-    for (const b of batch) b.done();
+    await this.#outcomes.record({ delivery, attempt, nextAt });
   }
 }
