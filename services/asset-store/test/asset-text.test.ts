@@ -184,4 +184,43 @@ describe('asset_text, what q searches', () => {
     expect(await found('tk')).toEqual({ hashes: [], total: 0 });
     expect(await found('xy')).toEqual({ hashes: [], total: 0 });
   });
+
+  it('computes the same pairs as a plain reading of the text, up to the longest description', async () => {
+    /** Each distinct pair of neighbouring characters (code points) without whitespace. */
+    const reference = (text: string) => {
+      const chars = [...text];
+      const pairs = new Set<string>();
+      for (let i = 0; i + 1 < chars.length; i++) pairs.add(chars[i]! + chars[i + 1]!);
+      return [...pairs].filter((p) => !/\s/.test(p)).sort();
+    };
+    const texts = [
+      '',
+      'a',
+      'ab',
+      'a b',
+      'a\tb\nc d',
+      'abab ab',
+      'Ölgemälde ß',
+      '日本語のテキスト',
+      '𝄞 clef 😀x',
+      'word '.repeat(3277).slice(0, 16_384),
+      Array.from({ length: 16_384 }, (_, i) =>
+        String.fromCodePoint(0x4e00 + ((i * 7919) % 9000)),
+      ).join(''),
+    ];
+    for (const text of texts) {
+      const { rows } = await sql<{ pairs: string[] }>`select text_pairs(${text}) as pairs`.execute(
+        t.index.db,
+      );
+      expect([...rows[0]!.pairs].sort()).toEqual(reference(text));
+    }
+  });
+
+  it('finds a pair in a description of 16,384 characters', async () => {
+    const description = `${'lorem ipsum '.repeat(1364)}zq`.padEnd(16_384, '.');
+    expect(description).toHaveLength(16_384);
+    const a = await ingestFile(t.app, 'long', 'l.txt', { description });
+    expect(await found('zq')).toEqual({ hashes: [a.hash], total: 1 });
+    expect(await found('qz')).toEqual({ hashes: [], total: 0 });
+  });
 });

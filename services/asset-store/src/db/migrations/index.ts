@@ -21,6 +21,7 @@ import * as assetText from './20261207120000_asset_text.js';
 import * as assetTextPairs from './20261207130000_asset_text_pairs.js';
 import * as eventNumberingPlan from './20261207150000_event_numbering_plan.js';
 import * as takenOrder from './20261207160000_taken_order.js';
+import * as textPairsLinear from './20261208090000_text_pairs_linear.js';
 
 /** Every migration, by sortable name; the list is explicit so bundles and tests load the same set. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '20261207130000_asset_text_pairs': assetTextPairs,
   '20261207150000_event_numbering_plan': eventNumberingPlan,
   '20261207160000_taken_order': takenOrder,
+  '20261208090000_text_pairs_linear': textPairsLinear,
 };
