@@ -6,7 +6,7 @@ import {
   type JsonObject,
   type OpenApiFeature,
 } from '../openapi/openapi.js';
-import { EVENT_TYPES } from './change.service.js';
+import { EVENT_TYPES } from './event-types.js';
 
 const cursor = { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' };
 

@@ -9,19 +9,7 @@ import type { Database } from '../db/database.js';
 import type { ChangeSignal } from './change-signal.js';
 import { eventHead, eventsAfter, pruneEvents } from './change.repository.js';
 import type { AssetEventRow } from './change.table.js';
-
-/** The event types, in the contract's words. */
-export const EVENT_TYPES = [
-  'asset.created',
-  'asset.updated',
-  'asset.trashed',
-  'asset.restored',
-  'asset.corrupted',
-  'asset.repaired',
-  'asset.purged',
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { EventType } from './event-types.js';
 
 /** One change as the feed, the stream and the webhooks show it. */
 export interface ChangeEvent {

@@ -4,17 +4,7 @@ import { localTime, textTable } from './asset-table.js';
 import { UsageError } from './cli-errors.js';
 import type { CommandContext } from './command-context.js';
 import { watchChanges } from './watch.js';
-
-/** The event types, as the store names them (contract: "changes and webhooks"). */
-const EVENT_TYPES: readonly EventType[] = [
-  'asset.created',
-  'asset.updated',
-  'asset.trashed',
-  'asset.restored',
-  'asset.corrupted',
-  'asset.repaired',
-  'asset.purged',
-];
+import { EVENT_TYPES } from '../changes/event-types.js';
 
 function webhookTable(hooks: readonly Webhook[]): string {
   return textTable(

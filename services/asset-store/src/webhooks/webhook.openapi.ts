@@ -1,5 +1,5 @@
 import { API_BASE } from '../api-base.js';
-import { EVENT_TYPES } from '../changes/change.service.js';
+import { EVENT_TYPES } from '../changes/event-types.js';
 import {
   errorResponses,
   fromZod,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES } from '../changes/change.service.js';
+import { EVENT_TYPES } from '../changes/event-types.js';
 
 /** `POST /admin/webhooks` body. */
 export const createWebhookBody = z.strictObject({

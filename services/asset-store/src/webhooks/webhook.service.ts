@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { errors } from '@svc/envelope';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
-import type { EventType } from '../changes/change.service.js';
+import type { EventType } from '../changes/event-types.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import { targetProblem } from './webhook-target.js';
 import {
