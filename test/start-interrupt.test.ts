@@ -86,3 +86,57 @@ describe('pnpm start (after the build) in a terminal', () => {
     TIMEOUT_MS,
   );
 });
+
+describe('pnpm dev in a terminal', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-interrupt-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it(
+    'stops a service reloading from its sources gracefully on Ctrl-C: drained, never force-killed, exit 0',
+    async () => {
+      const port = await freePort();
+      const inherited = Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => !/^(ASSET_STORE|HANDLE_RELAY)_/.test(k)),
+      );
+      // The dev script of one service: the web apps' watchers would rewrite the checkout's
+      // web/dist under the browser tests running beside this one.
+      const child = spawn(
+        'script',
+        ['-qfec', "exec pnpm --parallel --filter asset-store run '/^dev:server$/'", '/dev/null'],
+        {
+          cwd: ROOT,
+          env: {
+            ...inherited,
+            ASSET_STORE_LISTEN: `127.0.0.1:${port}`,
+            ASSET_STORE_STORAGE_ROOT: path.join(dir, 'assets'),
+            ASSET_STORE_ADMIN_TOKEN_FILE: path.join(dir, 'admin-token'),
+          },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        },
+      );
+      let screen = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      try {
+        await waitUntil(
+          () => Promise.resolve(/asset-store ready/.test(screen)),
+          TIMEOUT_MS - 30_000,
+        );
+        child.stdin.write('\x03');
+        expect(await exited).toBe(0);
+        expect(screen).toMatch(/INFO.* \(asset-store\): .*shutting down/);
+        expect(screen).toMatch(/INFO.* \(asset-store\): .*stopped/);
+        expect(screen).not.toMatch(/[Kk]illing|ELIFECYCLE|ERR_PNPM/);
+        // Stopped whole: its staging folder given back, nothing for the next start to sweep.
+        expect(fs.readdirSync(path.join(dir, 'assets', '.tmp'))).toEqual(['uploads']);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    },
+    TIMEOUT_MS,
+  );
+});

@@ -5,7 +5,7 @@ import { createLogger } from '@svc/envelope';
 import request from 'supertest';
 import { openAssetStorage } from '../src/storage/fs/asset-storage.js';
 import { ingestFile } from './asset-helpers.js';
-import { useTestApp, variantApp } from './test-app.js';
+import { createTestApp, useTestApp, variantApp } from './test-app.js';
 
 /** A staging folder locked by `owner`, holding one staged part; answers its path. */
 function stagingFolder(
@@ -88,6 +88,28 @@ describe('start-up', () => {
     expect(fs.existsSync(fresh)).toBe(true);
     await ingestFile(t.app, 'still works', 'a.txt');
     fs.rmSync(mine);
+  });
+
+  it('gives its own staging folder back when it stops, so the next start finds nothing to remove', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'asset-store-stop-'));
+    try {
+      const first = await createTestApp('staging_stop', { storage_root: root });
+      const own = first.storage.layout.tmp;
+      await ingestFile(first.app, 'kept', 'k.txt');
+      expect(fs.readdirSync(own)).toEqual(['service.lock']);
+      await first.close();
+      expect(fs.existsSync(own)).toBe(false);
+      expect(fs.readdirSync(path.join(root, '.tmp'))).toEqual(['uploads']);
+      const infos: unknown[] = [];
+      const logger = { info: (fields: unknown) => infos.push(fields), warn: () => undefined };
+      const next = await openAssetStorage(root, logger);
+      expect(infos).toEqual([]);
+      expect(fs.readdirSync(path.join(root, '.tmp')).sort()).toEqual(
+        [path.basename(next.layout.tmp), 'uploads'].sort(),
+      );
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("names only the other processes' folders it keeps, never its own", async () => {

@@ -9,7 +9,7 @@ import { JobService } from '../jobs/job.service.js';
 import type { AttributeStore } from '../storage/attributes.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { startDigestWorker } from '../storage/content-digest.js';
-import { openAssetStorage } from '../storage/fs/asset-storage.js';
+import { openAssetStorage, releaseStagingFolder } from '../storage/fs/asset-storage.js';
 import { OwnRenames } from '../storage/fs/own-renames.js';
 import { PlacementNotices } from '../storage/fs/placement-notices.js';
 import type { ThumbnailRenderer } from '../thumbnails/thumbnail.renderer.js';
@@ -205,6 +205,7 @@ async function openStorage(
     await presence.close();
     await placements?.close();
     await index.close();
+    await releaseStagingFolder(opened.layout);
     throw err;
   });
   const blobs = options.wrap?.blobs ? options.wrap.blobs(store.blobs) : store.blobs;
@@ -230,6 +231,7 @@ async function openStorage(
       await soloTimestamps?.close();
       await placements?.close();
       await index.close();
+      await releaseStagingFolder(opened.layout);
     },
   };
 }

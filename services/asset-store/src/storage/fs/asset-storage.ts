@@ -53,6 +53,16 @@ export async function openAssetStorage(
 }
 
 /**
+ * Gives back this process's staging folder at shutdown, once nothing stages there: the
+ * requests have drained and the index is closed, so whatever is left never became an asset
+ * (a file is renamed into place before its ingest is acknowledged). The next start's
+ * "removed unfinished uploads" then speaks of crashes only.
+ */
+export async function releaseStagingFolder(layout: StorageLayout): Promise<void> {
+  await fs.rm(layout.tmp, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/**
  * Removes from `.tmp/` what is provably abandoned (never `.tmp/uploads/`, whose resumable
  * uploads expire on their own clock): a loose file (only an earlier version
  * staged there), and a staging folder whose owner is gone, as its lock says (a process
