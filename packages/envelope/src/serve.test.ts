@@ -27,6 +27,19 @@ function get(
   });
 }
 
+/** `promise`, or a rejection naming what was awaited once `ms` have passed. */
+async function within<T>(ms: number, what: () => string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`waited ${ms} ms for ${what()}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('serve', () => {
   let before: Map<NodeJS.Signals, Set<NodeJS.SignalsListener>>;
   let agent: http.Agent;
@@ -335,9 +348,11 @@ describe('serve', () => {
   });
 
   it('closes a connection whose request body stalls, and keeps one that keeps sending', async () => {
-    // An idle timeout 10 times the steady sender's pace: client and server share this
-    // process, and on a loaded machine (CI) a 300 ms timeout lost to one late timer.
-    const { address } = await start(1_000);
+    // An idle timeout 30 times the steady sender's pace: client and server share this
+    // process, so a stall of the whole process longer than the timeout (a loaded CI machine:
+    // 300 ms, then 1 s were not enough) fires the server's timer before it reads the byte
+    // the client's timer wrote meanwhile.
+    const { address } = await start(3_000);
     const stalled = net.connect(address.port, '127.0.0.1');
     const stalledClosed = new Promise<number>((resolve) =>
       stalled.once('close', () => resolve(performance.now())),
@@ -346,6 +361,7 @@ describe('serve', () => {
     stalled.write('POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"to":');
     const steady = net.connect(address.port, '127.0.0.1');
     let steadyAnswer = '';
+    const steadyClosed = new Promise<void>((resolve) => steady.once('close', () => resolve()));
     steady.setEncoding('utf8');
     steady.on('data', (chunk: string) => (steadyAnswer += chunk));
     // A reset shows as the missing answer below rather than as an uncaught error.
@@ -357,8 +373,16 @@ describe('serve', () => {
       await new Promise((r) => setTimeout(r, 100));
       steady.write('x');
     }
-    await new Promise<void>((resolve) => steady.once('close', () => resolve()));
+    // Each wait bounded and named. The close is listened for from the start: a connection
+    // cut while the loop above ran had closed before a listener added here could hear it,
+    // and the test then waited out its time with no word of why.
+    await within(
+      20_000,
+      () => `the steady connection to close (it got ${JSON.stringify(steadyAnswer)})`,
+      steadyClosed,
+    );
     expect(steadyAnswer).toMatch(/^HTTP\/1.1 200 OK\r\n[\s\S]*stored$/);
-    expect((await stalledClosed) - began).toBeLessThan(3_000);
-  });
+    const closedAt = await within(20_000, () => 'the stalled connection to close', stalledClosed);
+    expect(closedAt - began).toBeLessThan(8_000);
+  }, 60_000);
 });
